@@ -1,0 +1,723 @@
+//! Action steps and postconditions: the wire form a caller sends ([`RawStep`], [`Expect`]) and
+//! the validated form backends receive ([`Step`]). Every field of every step is checked here,
+//! before anything is sent to an application; running steps is each backend's `act`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::ids::ElementRef;
+
+/// Most steps one `act_ui` call may carry.
+pub const MAX_STEPS: usize = 20;
+/// Longest text a `setText`/`typeText` step may carry, in characters.
+pub const MAX_TEXT_CHARS: usize = 100_000;
+/// Longest `wait` step, milliseconds.
+pub const MAX_WAIT_MS: u64 = 30_000;
+
+/// The step names, in documentation order.
+pub const ACTIONS: &[&str] = &[
+    "press",
+    "click",
+    "setText",
+    "typeText",
+    "keypress",
+    "scroll",
+    "select",
+    "check",
+    "uncheck",
+    "expand",
+    "collapse",
+    "focus",
+    "setValue",
+    "drag",
+    "moveMouse",
+    "hover",
+    "wait",
+];
+
+/// A point in the pixels of the state's image (or of the screen when the state has no image).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// Horizontal pixel.
+    pub x: f64,
+    /// Vertical pixel.
+    pub y: f64,
+}
+
+/// A scalar a `select` or `setValue` step carries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A number.
+    Number(f64),
+    /// Text.
+    Text(String),
+}
+
+/// One step as a caller writes it: `{"action": "press", "ref": "@e12"}`.
+/// Which fields apply depends on `action`; [`RawStep::validate`] checks that.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RawStep {
+    /// One of: press, click, setText, typeText, keypress, scroll, select, check, uncheck,
+    /// expand, collapse, focus, setValue, drag, moveMouse, hover, wait.
+    pub action: String,
+    /// The element (`@eN`) of the state the call names.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<ElementRef>,
+    /// Horizontal pixel in the state's image (click, scroll, moveMouse, hover).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Vertical pixel in the state's image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// Mouse button for click/drag: left (default), right, middle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<String>,
+    /// Click count 1–3 (double, triple click).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u8>,
+    /// Text for setText (replaces) and typeText (inserts at the caret).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Key chords for keypress, e.g. ["ctrl+s"], ["shift+Tab", "Return"].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<String>>,
+    /// Option label or value for select; number for setValue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Scalar>,
+    /// Horizontal scroll amount in steps (positive: right).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scroll_x: Option<i32>,
+    /// Vertical scroll amount in steps (positive: down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scroll_y: Option<i32>,
+    /// Points for drag (2–50), in the state's image pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<Point>>,
+    /// Milliseconds for wait (0–30000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+}
+
+/// Where a pointer step lands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// An element of the state.
+    Ref(ElementRef),
+    /// A point in the state's image pixels.
+    Point(Point),
+}
+
+/// A mouse button.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Button {
+    /// Primary.
+    Left,
+    /// Middle.
+    Middle,
+    /// Secondary.
+    Right,
+}
+
+/// A parsed key chord: modifiers and one key name (`Return`, `F2`, `a`, `ä`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyChord {
+    /// Ctrl held.
+    pub ctrl: bool,
+    /// Shift held.
+    pub shift: bool,
+    /// Alt held.
+    pub alt: bool,
+    /// Super (Windows/Meta) held.
+    pub super_: bool,
+    /// The key: a named key (see [`NAMED_KEYS`]) or one character.
+    pub key: String,
+}
+
+/// Key names a chord may use besides single characters (case-insensitive on input).
+pub const NAMED_KEYS: &[&str] = &[
+    "Return",
+    "Enter",
+    "Tab",
+    "Escape",
+    "BackSpace",
+    "Delete",
+    "Insert",
+    "Home",
+    "End",
+    "Page_Up",
+    "Page_Down",
+    "Left",
+    "Right",
+    "Up",
+    "Down",
+    "space",
+    "F1",
+    "F2",
+    "F3",
+    "F4",
+    "F5",
+    "F6",
+    "F7",
+    "F8",
+    "F9",
+    "F10",
+    "F11",
+    "F12",
+    "Menu",
+    "Print",
+    "Pause",
+    "plus",
+    "minus",
+];
+
+impl KeyChord {
+    /// Parses `ctrl+s`, `shift+Tab`, `F2`, `ctrl+plus`, `+`.
+    pub fn parse(s: &str) -> std::result::Result<KeyChord, String> {
+        if s.is_empty() {
+            return Err("empty key chord".into());
+        }
+        let mut chord = KeyChord {
+            ctrl: false,
+            shift: false,
+            alt: false,
+            super_: false,
+            key: String::new(),
+        };
+        // A lone "+" or a chord ending in "++" means the plus key itself.
+        let (mods, key) = if s == "+" {
+            ("", "+")
+        } else if let Some(stripped) = s.strip_suffix("++") {
+            (stripped, "+")
+        } else {
+            match s.rsplit_once('+') {
+                Some((m, k)) => (m, k),
+                None => ("", s),
+            }
+        };
+        if !mods.is_empty() {
+            for m in mods.split('+') {
+                match m.to_ascii_lowercase().as_str() {
+                    "ctrl" | "control" => chord.ctrl = true,
+                    "shift" => chord.shift = true,
+                    "alt" => chord.alt = true,
+                    "super" | "meta" | "cmd" | "win" => chord.super_ = true,
+                    other => return Err(format!("unknown modifier {other:?} in {s:?}")),
+                }
+            }
+        }
+        if key.is_empty() {
+            return Err(format!("chord {s:?} has no key"));
+        }
+        if key.chars().count() == 1 {
+            chord.key = key.to_string();
+        } else if let Some(n) = NAMED_KEYS.iter().find(|n| n.eq_ignore_ascii_case(key)) {
+            chord.key = if *n == "Enter" {
+                "Return".into()
+            } else {
+                n.to_string()
+            };
+        } else {
+            return Err(format!(
+                "unknown key {key:?}; use one character or one of {}",
+                NAMED_KEYS.join(", ")
+            ));
+        }
+        Ok(chord)
+    }
+}
+
+/// A validated step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Activate an element (button, menu item, link).
+    Press(ElementRef),
+    /// Pointer click.
+    Click {
+        /// Where.
+        target: Target,
+        /// Which button.
+        button: Button,
+        /// 1–3.
+        count: u8,
+    },
+    /// Replace an element's text.
+    SetText(ElementRef, String),
+    /// Insert text at the caret (of `ref`, or of the focused element).
+    TypeText(Option<ElementRef>, String),
+    /// Key chords, in order.
+    Keypress(Option<ElementRef>, Vec<KeyChord>),
+    /// Scroll by steps.
+    Scroll {
+        /// What to scroll (None: the point or the focused element).
+        target: Option<Target>,
+        /// Horizontal steps.
+        dx: i32,
+        /// Vertical steps.
+        dy: i32,
+    },
+    /// Choose an option by label or value.
+    Select(ElementRef, String),
+    /// Make checked.
+    Check(ElementRef),
+    /// Make unchecked.
+    Uncheck(ElementRef),
+    /// Expand.
+    Expand(ElementRef),
+    /// Collapse.
+    Collapse(ElementRef),
+    /// Give keyboard focus.
+    Focus(ElementRef),
+    /// Set a numeric value.
+    SetValue(ElementRef, f64),
+    /// Press, move along the path, release.
+    Drag {
+        /// Points (image pixels); the first may be replaced by `from`'s centre.
+        path: Vec<Point>,
+        /// Start at this element's centre.
+        from: Option<ElementRef>,
+        /// Which button.
+        button: Button,
+    },
+    /// Move the pointer.
+    MoveMouse(Target),
+    /// Move the pointer over a target and let hover effects settle.
+    Hover(Target),
+    /// Pause.
+    Wait(u64),
+}
+
+impl Step {
+    /// The wire name of the step.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Press(_) => "press",
+            Step::Click { .. } => "click",
+            Step::SetText(..) => "setText",
+            Step::TypeText(..) => "typeText",
+            Step::Keypress(..) => "keypress",
+            Step::Scroll { .. } => "scroll",
+            Step::Select(..) => "select",
+            Step::Check(_) => "check",
+            Step::Uncheck(_) => "uncheck",
+            Step::Expand(_) => "expand",
+            Step::Collapse(_) => "collapse",
+            Step::Focus(_) => "focus",
+            Step::SetValue(..) => "setValue",
+            Step::Drag { .. } => "drag",
+            Step::MoveMouse(_) => "moveMouse",
+            Step::Hover(_) => "hover",
+            Step::Wait(_) => "wait",
+        }
+    }
+
+    /// Every element ref the step names.
+    pub fn refs(&self) -> Vec<ElementRef> {
+        let t = |t: &Target| match t {
+            Target::Ref(r) => Some(*r),
+            Target::Point(_) => None,
+        };
+        match self {
+            Step::Press(r)
+            | Step::SetText(r, _)
+            | Step::Select(r, _)
+            | Step::Check(r)
+            | Step::Uncheck(r)
+            | Step::Expand(r)
+            | Step::Collapse(r)
+            | Step::Focus(r)
+            | Step::SetValue(r, _) => vec![*r],
+            Step::TypeText(r, _) | Step::Keypress(r, _) => r.iter().copied().collect(),
+            Step::Click { target, .. } | Step::MoveMouse(target) | Step::Hover(target) => {
+                t(target).into_iter().collect()
+            }
+            Step::Scroll { target, .. } => target.as_ref().and_then(t).into_iter().collect(),
+            Step::Drag { from, .. } => from.iter().copied().collect(),
+            Step::Wait(_) => vec![],
+        }
+    }
+
+    /// Whether the step needs raw coordinates of an image.
+    pub fn uses_points(&self) -> bool {
+        match self {
+            Step::Click { target, .. } | Step::MoveMouse(target) | Step::Hover(target) => {
+                matches!(target, Target::Point(_))
+            }
+            Step::Scroll { target, .. } => matches!(target, Some(Target::Point(_))),
+            Step::Drag { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the step can only be done with physical pointer input.
+    pub fn is_pointer_only(&self) -> bool {
+        matches!(
+            self,
+            Step::Click { .. } | Step::Drag { .. } | Step::MoveMouse(_) | Step::Hover(_)
+        )
+    }
+}
+
+/// The fields each action accepts besides `action` (anything else is rejected).
+fn allowed_fields(action: &str) -> Option<&'static [&'static str]> {
+    Some(match action {
+        "press" | "check" | "uncheck" | "expand" | "collapse" | "focus" => &["ref"],
+        "click" => &["ref", "x", "y", "button", "count"],
+        "setText" => &["ref", "text"],
+        "typeText" => &["ref", "text"],
+        "keypress" => &["ref", "keys"],
+        "scroll" => &["ref", "x", "y", "scrollX", "scrollY"],
+        "select" | "setValue" => &["ref", "value"],
+        "drag" => &["ref", "path", "button"],
+        "moveMouse" | "hover" => &["ref", "x", "y"],
+        "wait" => &["ms"],
+        _ => return None,
+    })
+}
+
+impl RawStep {
+    fn present_fields(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let mut add = |present: bool, name: &'static str| {
+            if present {
+                v.push(name)
+            }
+        };
+        add(self.target.is_some(), "ref");
+        add(self.x.is_some(), "x");
+        add(self.y.is_some(), "y");
+        add(self.button.is_some(), "button");
+        add(self.count.is_some(), "count");
+        add(self.text.is_some(), "text");
+        add(self.keys.is_some(), "keys");
+        add(self.value.is_some(), "value");
+        add(self.scroll_x.is_some(), "scrollX");
+        add(self.scroll_y.is_some(), "scrollY");
+        add(self.path.is_some(), "path");
+        add(self.ms.is_some(), "ms");
+        v
+    }
+
+    /// Checks every field and builds the typed step. `at` names the step in messages
+    /// (e.g. `actions[2]`).
+    pub fn validate(&self, at: &str) -> Result<Step> {
+        let action = self.action.as_str();
+        let allowed = allowed_fields(action).ok_or_else(|| {
+            Error::invalid(
+                &format!("{at}.action"),
+                format!("unknown action {:?}; expected one of {}", truncate(action), ACTIONS.join(", ")),
+            )
+        })?;
+        for f in self.present_fields() {
+            if !allowed.contains(&f) {
+                return Err(Error::invalid(
+                    &format!("{at}.{f}"),
+                    format!("not a field of {action} (allowed: {})", allowed.join(", ")),
+                ));
+            }
+        }
+        let need_ref = |what: &str| {
+            self.target.ok_or_else(|| {
+                Error::invalid(&format!("{at}.ref"), format!("{what} needs an element ref (@eN)"))
+            })
+        };
+        let target = |what: &str| -> Result<Target> {
+            match (self.target, self.x, self.y) {
+                (Some(r), None, None) => Ok(Target::Ref(r)),
+                (None, Some(x), Some(y)) => {
+                    check_coord(at, "x", x)?;
+                    check_coord(at, "y", y)?;
+                    Ok(Target::Point(Point { x, y }))
+                }
+                (Some(_), _, _) => Err(Error::invalid(
+                    &format!("{at}.x"),
+                    format!("{what} takes either ref or x and y, not both"),
+                )),
+                _ => Err(Error::invalid(
+                    &format!("{at}.ref"),
+                    format!("{what} needs ref, or both x and y"),
+                )),
+            }
+        };
+        let button = || -> Result<Button> {
+            match self.button.as_deref() {
+                None | Some("left") => Ok(Button::Left),
+                Some("right") => Ok(Button::Right),
+                Some("middle") => Ok(Button::Middle),
+                Some(_) => Err(Error::invalid(
+                    &format!("{at}.button"),
+                    "expected left, right or middle",
+                )),
+            }
+        };
+        let text = |what: &str| -> Result<String> {
+            let t = self.text.clone().ok_or_else(|| {
+                Error::invalid(&format!("{at}.text"), format!("{what} needs text"))
+            })?;
+            if t.chars().count() > MAX_TEXT_CHARS {
+                return Err(Error::invalid(
+                    &format!("{at}.text"),
+                    format!("longer than {MAX_TEXT_CHARS} characters"),
+                ));
+            }
+            Ok(t)
+        };
+        Ok(match action {
+            "press" => Step::Press(need_ref("press")?),
+            "check" => Step::Check(need_ref("check")?),
+            "uncheck" => Step::Uncheck(need_ref("uncheck")?),
+            "expand" => Step::Expand(need_ref("expand")?),
+            "collapse" => Step::Collapse(need_ref("collapse")?),
+            "focus" => Step::Focus(need_ref("focus")?),
+            "click" => {
+                let count = self.count.unwrap_or(1);
+                if !(1..=3).contains(&count) {
+                    return Err(Error::invalid(&format!("{at}.count"), "expected 1, 2 or 3"));
+                }
+                Step::Click {
+                    target: target("click")?,
+                    button: button()?,
+                    count,
+                }
+            }
+            "setText" => Step::SetText(need_ref("setText")?, text("setText")?),
+            "typeText" => {
+                let t = text("typeText")?;
+                if t.is_empty() {
+                    return Err(Error::invalid(&format!("{at}.text"), "typeText needs non-empty text"));
+                }
+                Step::TypeText(self.target, t)
+            }
+            "keypress" => {
+                let keys = self.keys.as_ref().ok_or_else(|| {
+                    Error::invalid(&format!("{at}.keys"), "keypress needs keys, e.g. [\"ctrl+s\"]")
+                })?;
+                if keys.is_empty() || keys.len() > 50 {
+                    return Err(Error::invalid(&format!("{at}.keys"), "expected 1 to 50 chords"));
+                }
+                let chords = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| {
+                        KeyChord::parse(k).map_err(|e| Error::invalid(&format!("{at}.keys[{i}]"), e))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Step::Keypress(self.target, chords)
+            }
+            "scroll" => {
+                let dx = self.scroll_x.unwrap_or(0);
+                let dy = self.scroll_y.unwrap_or(0);
+                if dx == 0 && dy == 0 {
+                    return Err(Error::invalid(
+                        &format!("{at}.scrollY"),
+                        "scroll needs a non-zero scrollX or scrollY",
+                    ));
+                }
+                if dx.abs() > 100 || dy.abs() > 100 {
+                    return Err(Error::invalid(&format!("{at}.scrollY"), "at most 100 steps"));
+                }
+                let t = if self.target.is_none() && self.x.is_none() && self.y.is_none() {
+                    None
+                } else {
+                    Some(target("scroll")?)
+                };
+                Step::Scroll { target: t, dx, dy }
+            }
+            "select" => {
+                let v = match &self.value {
+                    Some(Scalar::Text(s)) if !s.is_empty() => s.clone(),
+                    Some(Scalar::Number(n)) => format_number(*n),
+                    _ => {
+                        return Err(Error::invalid(
+                            &format!("{at}.value"),
+                            "select needs the option's label or value",
+                        ))
+                    }
+                };
+                Step::Select(need_ref("select")?, v)
+            }
+            "setValue" => {
+                let v = match &self.value {
+                    Some(Scalar::Number(n)) if n.is_finite() => *n,
+                    Some(Scalar::Text(s)) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite()).ok_or_else(
+                        || Error::invalid(&format!("{at}.value"), "setValue needs a number"),
+                    )?,
+                    _ => return Err(Error::invalid(&format!("{at}.value"), "setValue needs a number")),
+                };
+                Step::SetValue(need_ref("setValue")?, v)
+            }
+            "drag" => {
+                let path = self.path.clone().unwrap_or_default();
+                let min = if self.target.is_some() { 1 } else { 2 };
+                if path.len() < min || path.len() > 50 {
+                    return Err(Error::invalid(
+                        &format!("{at}.path"),
+                        format!("expected {min} to 50 points"),
+                    ));
+                }
+                for (i, p) in path.iter().enumerate() {
+                    check_coord(at, &format!("path[{i}].x"), p.x)?;
+                    check_coord(at, &format!("path[{i}].y"), p.y)?;
+                }
+                Step::Drag {
+                    path,
+                    from: self.target,
+                    button: button()?,
+                }
+            }
+            "moveMouse" => Step::MoveMouse(target("moveMouse")?),
+            "hover" => Step::Hover(target("hover")?),
+            "wait" => {
+                let ms = self.ms.ok_or_else(|| Error::invalid(&format!("{at}.ms"), "wait needs ms"))?;
+                if ms > MAX_WAIT_MS {
+                    return Err(Error::invalid(&format!("{at}.ms"), format!("at most {MAX_WAIT_MS}")));
+                }
+                Step::Wait(ms)
+            }
+            _ => unreachable_action(at, action)?,
+        })
+    }
+}
+
+fn unreachable_action(at: &str, action: &str) -> Result<Step> {
+    Err(Error::invalid(&format!("{at}.action"), format!("unknown action {:?}", truncate(action))))
+}
+
+fn check_coord(at: &str, field: &str, v: f64) -> Result<()> {
+    if !v.is_finite() || !(0.0..=100_000.0).contains(&v) {
+        return Err(Error::invalid(&format!("{at}.{field}"), "expected a pixel between 0 and 100000"));
+    }
+    Ok(())
+}
+
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+/// Validates a whole batch: 1–20 steps, every one valid.
+pub fn validate_steps(raw: &[RawStep]) -> Result<Vec<Step>> {
+    if raw.is_empty() || raw.len() > MAX_STEPS {
+        return Err(Error::invalid(
+            "actions",
+            format!("expected 1 to {MAX_STEPS} steps, got {}", raw.len()),
+        ));
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, s)| s.validate(&format!("actions[{i}]")))
+        .collect()
+}
+
+/// A postcondition checked after the steps: text, role or value appears (or is `gone`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Expect {
+    /// Text that must appear in a name, value, description or visual text (case-insensitive substring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A role that must appear (kebab-case, e.g. "dialog").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The value the element `ref` (or some element) must have (exact, after trimming).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Check this element (by identity in the successor state).
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<ElementRef>,
+    /// Only look inside this element's subtree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope_ref: Option<ElementRef>,
+    /// Wait for the condition to become false instead.
+    #[serde(default)]
+    pub gone: bool,
+    /// How long to wait, milliseconds (default 3000, at most 30000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl Expect {
+    /// Checks that the postcondition names something to look for.
+    pub fn validate(&self) -> Result<()> {
+        if self.text.is_none() && self.role.is_none() && self.value.is_none() {
+            return Err(Error::invalid("expect", "needs text, role or value"));
+        }
+        if let Some(r) = &self.role {
+            if crate::vocab::Role::from_wire(r).is_none() {
+                return Err(Error::invalid("expect.role", format!("unknown role {:?}", truncate(r))));
+            }
+        }
+        if self.timeout_ms.is_some_and(|t| t > MAX_WAIT_MS) {
+            return Err(Error::invalid("expect.timeoutMs", format!("at most {MAX_WAIT_MS}")));
+        }
+        Ok(())
+    }
+    /// The timeout to use.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.timeout_ms.unwrap_or(3000))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: serde_json::Value) -> RawStep {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn validates_fields_per_action() {
+        let ok = raw(serde_json::json!({"action": "press", "ref": "@e12"}));
+        assert_eq!(ok.validate("a").unwrap(), Step::Press("@e12".parse().unwrap()));
+        let bad = raw(serde_json::json!({"action": "press", "ref": "@e1", "text": "x"}));
+        let e = bad.validate("actions[0]").unwrap_err();
+        assert!(e.message.starts_with("actions[0].text"), "{}", e.message);
+        let click = raw(serde_json::json!({"action": "click", "x": 10, "y": 20, "count": 2}));
+        assert!(matches!(click.validate("a").unwrap(), Step::Click { count: 2, .. }));
+        let c4 = raw(serde_json::json!({"action": "click", "ref": "@e1", "count": 4}));
+        assert!(c4.validate("a").unwrap_err().message.contains("count"));
+        let both = raw(serde_json::json!({"action": "click", "ref": "@e1", "x": 1, "y": 1}));
+        assert!(both.validate("a").is_err());
+        let unknown = raw(serde_json::json!({"action": "teleport"}));
+        assert!(unknown.validate("a").unwrap_err().message.contains("unknown action"));
+        assert!(serde_json::from_value::<RawStep>(serde_json::json!({"action": "press", "bogus": 1})).is_err());
+        assert!(validate_steps(&[]).is_err());
+        assert!(validate_steps(&vec![ok.clone(); 21]).is_err());
+        assert_eq!(validate_steps(&vec![ok; 20]).unwrap().len(), 20);
+    }
+
+    #[test]
+    fn parses_chords() {
+        let c = KeyChord::parse("ctrl+s").unwrap();
+        assert!(c.ctrl && !c.shift && c.key == "s");
+        let c = KeyChord::parse("shift+Tab").unwrap();
+        assert!(c.shift && c.key == "Tab");
+        assert_eq!(KeyChord::parse("enter").unwrap().key, "Return");
+        assert_eq!(KeyChord::parse("ctrl++").unwrap().key, "+");
+        assert_eq!(KeyChord::parse("+").unwrap().key, "+");
+        assert_eq!(KeyChord::parse("ä").unwrap().key, "ä");
+        assert!(KeyChord::parse("hyper+x").is_err());
+        assert!(KeyChord::parse("ctrl+").is_err());
+        assert!(KeyChord::parse("Fooo").is_err());
+    }
+
+    #[test]
+    fn expect_needs_a_condition() {
+        assert!(Expect::default().validate().is_err());
+        let e = Expect { text: Some("Saved".into()), ..Expect::default() };
+        assert!(e.validate().is_ok());
+        let e = Expect { role: Some("flying".into()), ..Expect::default() };
+        assert!(e.validate().is_err());
+    }
+}

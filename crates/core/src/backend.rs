@@ -1,0 +1,259 @@
+//! The platform port. A backend lists roots, observes one, acts on it and reads its text; the
+//! service owns everything around that (refs, states, lanes, epochs, diffs, rendering).
+//!
+//! Every method takes a [`Deadline`] and has a default body that fails closed with
+//! `not_supported`, so a new platform compiles on day one and gains capabilities one at a time.
+//! Browser-only and whole-screen operations are separate traits reached through
+//! [`Backend::browser`] and [`Backend::screen`].
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::action::Step;
+use crate::error::{Error, Result};
+use crate::lane::InputLock;
+use crate::model::{Node, RawImage, RootInfo, Snapshot, TextSlice};
+use crate::outcome::StepReport;
+use crate::state::State;
+
+/// The latest moment a call may finish.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Deadline(Instant);
+
+impl Deadline {
+    /// `d` from now.
+    pub fn after(d: Duration) -> Self {
+        Deadline(Instant::now() + d)
+    }
+    /// Time left (zero when passed).
+    pub fn remaining(&self) -> Duration {
+        self.0.saturating_duration_since(Instant::now())
+    }
+    /// Whether it has passed.
+    pub fn expired(&self) -> bool {
+        Instant::now() >= self.0
+    }
+    /// The earlier of this deadline and `d` from now.
+    pub fn cap(&self, d: Duration) -> Deadline {
+        Deadline(self.0.min(Instant::now() + d))
+    }
+    /// The instant.
+    pub fn instant(&self) -> Instant {
+        self.0
+    }
+}
+
+/// What an observation should include.
+#[derive(Clone, Debug)]
+pub struct ObserveRequest {
+    /// Stop describing after this many nodes (the rest is marked truncated).
+    pub max_nodes: usize,
+    /// Most children walked under one container that manages its descendants (tables, trees).
+    pub max_children: usize,
+}
+
+impl Default for ObserveRequest {
+    fn default() -> Self {
+        ObserveRequest {
+            max_nodes: 20_000,
+            max_children: 500,
+        }
+    }
+}
+
+/// One act call, from one base state, under one lane.
+pub struct ActRequest<'a> {
+    /// The root the state belongs to.
+    pub root: &'a RootInfo,
+    /// The base state (targets are resolved in it).
+    pub state: &'a State,
+    /// Validated steps.
+    pub steps: &'a [Step],
+    /// Strict background policy: no pointer, no keyboard injection, no focus or raise.
+    pub headless: bool,
+    /// The process-wide physical input lock.
+    pub input: &'a InputLock,
+}
+
+/// Navigation of a browser page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Navigation {
+    /// Go to a URL (http, https or file).
+    Url(String),
+    /// History back.
+    Back,
+    /// History forward.
+    Forward,
+    /// Reload.
+    Reload,
+}
+
+/// How to start a browser.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchRequest {
+    /// First page.
+    pub url: Option<String>,
+    /// Headless (no window).
+    pub headless: bool,
+    /// Attach to this existing CDP endpoint (`http://127.0.0.1:9222`) instead of launching.
+    pub endpoint: Option<String>,
+}
+
+/// Observation and action on roots.
+#[async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// Short name (`linux`, `cdp`); `RootInfo::backend` carries it.
+    fn name(&self) -> &'static str;
+
+    /// Lists the roots this backend can see.
+    async fn list_roots(&self, deadline: Deadline) -> Result<Vec<RootInfo>>;
+
+    /// Observes one root.
+    async fn observe(
+        &self,
+        root: &RootInfo,
+        req: &ObserveRequest,
+        deadline: Deadline,
+    ) -> Result<Snapshot> {
+        let _ = (root, req, deadline);
+        Err(Error::unsupported("observation is not supported by this backend"))
+    }
+
+    /// Observes the subtree of `node` of `state` again (for truncated regions); index 0 of the
+    /// result is that node.
+    async fn observe_region(
+        &self,
+        root: &RootInfo,
+        state: &State,
+        node: usize,
+        req: &ObserveRequest,
+        deadline: Deadline,
+    ) -> Result<Snapshot> {
+        let _ = (root, state, node, req, deadline);
+        Err(Error::unsupported("scoped observation is not supported by this backend"))
+    }
+
+    /// Runs steps in order, stopping after the first that did not work. Returns one report per
+    /// step that ran (or was refused).
+    async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
+        let _ = (req, deadline);
+        Err(Error::unsupported("acting is not supported by this backend"))
+    }
+
+    /// Reads a range of an element's text.
+    async fn read_text(
+        &self,
+        root: &RootInfo,
+        node: &Node,
+        start: u32,
+        end: u32,
+        deadline: Deadline,
+    ) -> Result<TextSlice> {
+        let _ = (root, node, start, end, deadline);
+        Err(Error::unsupported("reading text is not supported by this backend"))
+    }
+
+    /// Resolves when something may have changed in `root` (an accessibility event, a DOM
+    /// mutation) or at the deadline. Waits use it to re-check only when there is a reason.
+    async fn wait_change(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
+        let _ = root;
+        tokio::time::sleep(deadline.remaining().min(Duration::from_millis(200))).await;
+        Ok(())
+    }
+
+    /// Captures the pixels of a root.
+    async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
+        let _ = (root, deadline);
+        Err(Error::unsupported("capture is not supported by this backend"))
+    }
+
+    /// Browser operations, when this backend drives browsers.
+    fn browser(&self) -> Option<&dyn BrowserControl> {
+        None
+    }
+
+    /// Whole-screen operations, when this backend owns a screen.
+    fn screen(&self) -> Option<&dyn ScreenControl> {
+        None
+    }
+}
+
+/// Starting, steering and scripting browsers.
+#[async_trait]
+pub trait BrowserControl: Send + Sync {
+    /// Launches (or attaches to) a browser; returns its page roots.
+    async fn launch(&self, req: LaunchRequest, deadline: Deadline) -> Result<Vec<RootInfo>>;
+    /// Navigates a page and waits for it to load; returns the page as listed afterwards.
+    async fn navigate(&self, root: &RootInfo, nav: Navigation, deadline: Deadline) -> Result<RootInfo>;
+    /// Evaluates an expression in the page; the result as JSON.
+    async fn evaluate(&self, root: &RootInfo, expression: &str, deadline: Deadline) -> Result<serde_json::Value>;
+}
+
+/// One raw input event of `desktop_input`, in screen pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScreenInput {
+    /// Move the pointer.
+    Move(i32, i32),
+    /// Click at a point.
+    Click {
+        /// Point.
+        x: i32,
+        /// Point.
+        y: i32,
+        /// Button.
+        button: crate::action::Button,
+        /// 1–3.
+        count: u8,
+    },
+    /// Wheel at a point.
+    Scroll {
+        /// Point.
+        x: i32,
+        /// Point.
+        y: i32,
+        /// Horizontal steps.
+        dx: i32,
+        /// Vertical steps.
+        dy: i32,
+    },
+    /// Press, move through points, release.
+    Drag(Vec<(i32, i32)>, crate::action::Button),
+    /// Type text.
+    Type(String),
+    /// Key chords.
+    Keys(Vec<crate::action::KeyChord>),
+    /// Press a key and keep it down.
+    KeyDown(crate::action::KeyChord),
+    /// Release a key.
+    KeyUp(crate::action::KeyChord),
+}
+
+/// Whole-desktop capture, raw input, app activation and the clipboard.
+#[async_trait]
+pub trait ScreenControl: Send + Sync {
+    /// Captures every monitor as one image of the whole screen.
+    async fn screenshot(&self, deadline: Deadline) -> Result<RawImage>;
+    /// Checks that the screen still matches a screenshot's layout (the frame lease) at the points
+    /// the events touch; `gui_frame_stale` otherwise, before any input.
+    async fn check_frame(&self, frame: &ScreenFrame, points: &[(i32, i32)], deadline: Deadline) -> Result<()>;
+    /// Sends raw input under the input lock.
+    async fn input(&self, events: &[ScreenInput], lock: &InputLock, deadline: Deadline) -> Result<Vec<StepReport>>;
+    /// Brings an application to the front, launching it when not running.
+    async fn activate_app(&self, spec: &str, deadline: Deadline) -> Result<RootInfo>;
+    /// Reads the clipboard as text.
+    async fn clipboard_read(&self, deadline: Deadline) -> Result<String>;
+    /// Owns the clipboard with this text (served after the call returns).
+    async fn clipboard_write(&self, text: &str, deadline: Deadline) -> Result<()>;
+    /// Records the window layout for a screenshot, for later frame checks.
+    async fn frame(&self, deadline: Deadline) -> Result<ScreenFrame>;
+}
+
+/// The window layout at the time of a screenshot: which window was where.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScreenFrame {
+    /// (window id, screen rectangle), front-most last.
+    pub windows: Vec<(u64, crate::model::Bounds)>,
+}

@@ -1,0 +1,50 @@
+//! uidriver's core: the vocabulary, the state model and the platform port, as data and pure
+//! functions. No I/O and no runtime: backends implement [`Backend`], the service drives them.
+//!
+//! # Layout
+//! - `ids`: the public handles [`RootRef`] `@r3`, [`ElementRef`] `@e12`, [`StateId`] `s41`.
+//! - `vocab`: closed vocabularies of [`Role`], [`StateFlag`], [`Capability`].
+//! - `model`: what a backend returns: [`RootInfo`], [`Node`], [`Snapshot`], [`Evidence`].
+//! - `state`, `identity`, `store`: immutable [`State`]s, ref carry-over, the bounded [`StateStore`]
+//!   and the [`RootRegistry`].
+//! - `lane`: per-resource [`Lanes`] with epochs, and the [`InputLock`].
+//! - `outline`, `search`, `diff`: what a model reads: folded outlines, ranked matches, diffs.
+//! - `action`, `outcome`: steps and their evidence ([`Outcome`], [`Delivery`]).
+//! - `error`: the published catalogue ([`ErrorCode`]) and [`Error`].
+//! - `backend`: the port ([`Backend`], [`BrowserControl`], [`ScreenControl`], [`Deadline`]).
+#![warn(missing_docs)]
+
+pub mod action;
+pub mod backend;
+pub mod diff;
+pub mod error;
+pub mod identity;
+mod ids;
+pub mod lane;
+pub mod model;
+pub mod outcome;
+pub mod outline;
+pub mod search;
+pub mod state;
+pub mod store;
+mod vocab;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use action::{Expect, KeyChord, RawStep, Step, Target};
+pub use backend::{
+    ActRequest, Backend, BrowserControl, Deadline, LaunchRequest, Navigation, ObserveRequest,
+    ScreenControl, ScreenFrame, ScreenInput,
+};
+pub use error::{Error, ErrorCode, Result};
+pub use ids::{ElementRef, IdParseError, RootRef, StateId};
+pub use lane::{InputLock, LaneGuard, Lanes};
+pub use model::{
+    Bounds, Evidence, ImageInfo, Node, NumericValue, OcrText, RawImage, ResourceKey, RootInfo,
+    RootKind, Snapshot, TextSlice, Timings, Truncation,
+};
+pub use outcome::{Delivery, DeliveryEvidence, ExpectVerdict, Grounding, Outcome, StepReport, Verification};
+pub use state::{NewState, State};
+pub use store::{RootRegistry, StateStore};
+pub use vocab::{CapSet, Capability, Role, StateFlag, StateSet};

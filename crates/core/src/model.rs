@@ -1,0 +1,436 @@
+//! The data a backend hands to core: roots, nodes and snapshots, in platform-neutral terms.
+//!
+//! Everything here is plain data. How a snapshot becomes a stored state with refs is
+//! `state.rs`; how it is shown is `outline.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::vocab::{CapSet, Role, StateSet};
+
+/// A property read from a platform: known, known to be absent, or not readable.
+///
+/// A failed read is never turned into "absent" or `false`: `Unknown` withholds judgement.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Evidence<T> {
+    /// The platform answered with this value.
+    Known(T),
+    /// The platform answered that there is none.
+    #[default]
+    Absent,
+    /// The read failed or timed out.
+    Unknown,
+}
+
+impl<T> Evidence<T> {
+    /// The value when known.
+    pub fn known(&self) -> Option<&T> {
+        match self {
+            Evidence::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// Whether the read failed.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Evidence::Unknown)
+    }
+}
+
+impl Evidence<String> {
+    /// Known and non-empty text, or `None`.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Evidence::Known(s) if !s.is_empty() => Some(s),
+            _ => None,
+        }
+    }
+    /// Builds from platform text where an empty string means "none".
+    pub fn from_text(s: impl Into<String>) -> Self {
+        let s = s.into();
+        if s.is_empty() {
+            Evidence::Absent
+        } else {
+            Evidence::Known(s)
+        }
+    }
+}
+
+/// A rectangle in screen pixels (x, y of the top-left corner).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct Bounds {
+    /// Left edge.
+    pub x: i32,
+    /// Top edge.
+    pub y: i32,
+    /// Width.
+    pub width: i32,
+    /// Height.
+    pub height: i32,
+}
+
+impl Bounds {
+    /// Creates a rectangle.
+    pub fn new(x: i32, y: i32, width: i32, height: i32) -> Self {
+        Bounds {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+    /// Whether it has a positive area.
+    pub fn is_visible(&self) -> bool {
+        self.width > 0 && self.height > 0
+    }
+    /// The centre point.
+    pub fn center(&self) -> (i32, i32) {
+        (self.x + self.width / 2, self.y + self.height / 2)
+    }
+    /// Whether a point lies inside.
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        x >= self.x && y >= self.y && x < self.x + self.width && y < self.y + self.height
+    }
+    /// Whether `other` lies entirely inside (with `slack` pixels of tolerance).
+    pub fn encloses(&self, other: &Bounds, slack: i32) -> bool {
+        other.x >= self.x - slack
+            && other.y >= self.y - slack
+            && other.x + other.width <= self.x + self.width + slack
+            && other.y + other.height <= self.y + self.height + slack
+    }
+    /// The overlapping part, if any.
+    pub fn intersect(&self, other: &Bounds) -> Option<Bounds> {
+        let x0 = self.x.max(other.x);
+        let y0 = self.y.max(other.y);
+        let x1 = (self.x + self.width).min(other.x + other.width);
+        let y1 = (self.y + self.height).min(other.y + other.height);
+        (x1 > x0 && y1 > y0).then(|| Bounds::new(x0, y0, x1 - x0, y1 - y0))
+    }
+}
+
+impl fmt::Display for Bounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}+{}+{}", self.width, self.height, self.x, self.y)
+    }
+}
+
+/// A numeric value with its range (sliders, spin buttons, progress bars).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NumericValue {
+    /// Current value.
+    pub current: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+    /// Smallest step, 0 when continuous or unknown.
+    pub step: f64,
+}
+
+/// Where a backend stopped describing a subtree, and how much it left out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncation {
+    /// Children not described, when the backend could count them.
+    pub skipped: Option<u32>,
+    /// Why: `deadline`, `cap`, `unresponsive`, `depth`.
+    pub reason: String,
+}
+
+/// One element as a backend describes it.
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// Canonical role.
+    pub role: Role,
+    /// The platform's own role name, for `inspect_ui`.
+    pub native_role: String,
+    /// Accessible name.
+    pub name: Evidence<String>,
+    /// Accessible description.
+    pub description: Evidence<String>,
+    /// Current value as text (entry text, selected option, formatted number). Redacted for passwords.
+    pub value: Evidence<String>,
+    /// Numeric value and range, for range controls.
+    pub numeric: Option<NumericValue>,
+    /// Length of the element's text in characters, when it has text.
+    pub text_len: Option<u32>,
+    /// State tokens.
+    pub states: Evidence<StateSet>,
+    /// What can be done with it.
+    pub caps: CapSet,
+    /// The platform's action names, in platform order.
+    pub actions: Vec<String>,
+    /// Screen rectangle.
+    pub bounds: Option<Bounds>,
+    /// The developer-assigned id (AT-SPI accessible-id, DOM id).
+    pub native_id: Option<String>,
+    /// The backend's identity for the live element (bus name + object path, backend DOM node id).
+    /// Used to match refs across states and to address the element when acting.
+    pub handle: String,
+    /// Text seen on screen inside this element's box (OCR), when an image was read.
+    pub visual_text: Option<String>,
+    /// Index of the parent in the snapshot (None for the root).
+    pub parent: Option<usize>,
+    /// Indices of the children, in order.
+    pub children: Vec<usize>,
+    /// Set when the backend did not describe all children.
+    pub truncated: Option<Truncation>,
+}
+
+// The vocabulary macro does not derive Default; unknown is the honest default role.
+#[allow(clippy::derivable_impls)]
+impl Default for Role {
+    fn default() -> Self {
+        Role::Unknown
+    }
+}
+
+impl Node {
+    /// Whether the node carries a state (false when states are unknown).
+    pub fn has_state(&self, f: crate::vocab::StateFlag) -> bool {
+        self.states.known().is_some_and(|s| s.contains(f))
+    }
+    /// Known state set or empty.
+    pub fn state_set(&self) -> StateSet {
+        self.states.known().copied().unwrap_or_default()
+    }
+}
+
+/// A kind of root.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RootKind {
+    /// A top-level application window.
+    Window,
+    /// A dialog.
+    Dialog,
+    /// A menu surface.
+    Menu,
+    /// A popover or other transient surface.
+    Popover,
+    /// A sheet attached to a window.
+    Sheet,
+    /// A browser page reached over CDP.
+    BrowserPage,
+}
+
+impl RootKind {
+    /// Wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RootKind::Window => "window",
+            RootKind::Dialog => "dialog",
+            RootKind::Menu => "menu",
+            RootKind::Popover => "popover",
+            RootKind::Sheet => "sheet",
+            RootKind::BrowserPage => "browser_page",
+        }
+    }
+}
+
+/// The physical resource live work is serialized on.
+///
+/// Desktop work is keyed by process, not window: focus, menus and input cross windows of one app.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ResourceKey {
+    /// A desktop process.
+    Desktop(u32),
+    /// A desktop window without a known process (no `_NET_WM_PID`).
+    Window(u64),
+    /// A CDP page target.
+    Cdp(String),
+}
+
+impl fmt::Display for ResourceKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceKey::Desktop(pid) => write!(f, "desktop-pid:{pid}"),
+            ResourceKey::Window(w) => write!(f, "x11-window:{w:#x}"),
+            ResourceKey::Cdp(t) => write!(f, "cdp:{t}"),
+        }
+    }
+}
+
+/// A root as a backend lists it. `key` is the backend's durable identity for it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootInfo {
+    /// The backend's identity (e.g. X11 window id + pid + process start time). Never shown to models.
+    pub key: String,
+    /// Which backend owns it (`linux`, `cdp`).
+    pub backend: String,
+    /// Kind of surface.
+    pub kind: RootKind,
+    /// Application name.
+    pub app: String,
+    /// Owning process.
+    pub pid: Option<u32>,
+    /// Window title or page title.
+    pub title: String,
+    /// Whether it has keyboard focus (the active window / the focused page).
+    pub focused: bool,
+    /// Whether it is modal.
+    pub modal: bool,
+    /// Screen rectangle.
+    pub bounds: Option<Bounds>,
+    /// The lane its live work runs in.
+    pub resource: ResourceKey,
+    /// Stacking position, higher is nearer the front.
+    pub stacking: Option<u32>,
+    /// False for windows whose application exposes no accessibility tree (observed visually).
+    pub has_tree: bool,
+    /// Minimized, unmapped or otherwise not on screen.
+    pub hidden: bool,
+    /// The X11 window id, when there is one.
+    pub window_id: Option<u64>,
+    /// A page URL, for browser pages.
+    pub url: Option<String>,
+    /// Key of another root that shows the same surface (a Chromium window and its page).
+    pub same_as: Option<String>,
+}
+
+/// Time spent producing a snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Wall time of the whole observation, milliseconds.
+    pub total_ms: f64,
+    /// Time spent describing the tree (accessibility calls), milliseconds.
+    pub describe_ms: f64,
+    /// Platform calls made (D-Bus calls, CDP commands).
+    pub calls: u32,
+    /// Other named phases (capture, ocr, boxes), milliseconds.
+    #[serde(flatten)]
+    pub phases: BTreeMap<String, f64>,
+}
+
+/// Raw pixels from a capture, before scaling and encoding (RGB, 3 bytes a pixel).
+#[derive(Clone, Debug)]
+pub struct RawImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Row-major RGB bytes.
+    pub rgb: Vec<u8>,
+    /// The screen rectangle the pixels show.
+    pub screen: Bounds,
+    /// True when the pixels came from the screen (another window may cover the target).
+    pub maybe_occluded: bool,
+}
+
+/// An image attached to a state: PNG bytes and the exact mapping to the screen.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageInfo {
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// The screen rectangle the image shows.
+    pub screen: Bounds,
+    /// Whether another window may cover parts of it.
+    pub maybe_occluded: bool,
+    /// PNG bytes (not serialized into JSON results; sent as image content).
+    #[serde(skip)]
+    pub png: std::sync::Arc<Vec<u8>>,
+    /// The X11 window the image belongs to (the frame lease checks it before coordinate input).
+    pub window_id: Option<u64>,
+}
+
+impl ImageInfo {
+    /// Maps an image pixel to a screen pixel (per axis, using the delivered size).
+    pub fn to_screen(&self, x: f64, y: f64) -> (i32, i32) {
+        let sx = self.screen.width as f64 / self.width.max(1) as f64;
+        let sy = self.screen.height as f64 / self.height.max(1) as f64;
+        (
+            self.screen.x + (x * sx).floor() as i32,
+            self.screen.y + (y * sy).floor() as i32,
+        )
+    }
+    /// Maps a screen rectangle into image pixels.
+    pub fn to_image(&self, b: &Bounds) -> Bounds {
+        let sx = self.width as f64 / self.screen.width.max(1) as f64;
+        let sy = self.height as f64 / self.screen.height.max(1) as f64;
+        Bounds::new(
+            ((b.x - self.screen.x) as f64 * sx).round() as i32,
+            ((b.y - self.screen.y) as f64 * sy).round() as i32,
+            (b.width as f64 * sx).round() as i32,
+            (b.height as f64 * sy).round() as i32,
+        )
+    }
+}
+
+/// One word or line found by OCR, in screen coordinates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OcrText {
+    /// The text.
+    pub text: String,
+    /// Screen rectangle.
+    pub bounds: Bounds,
+    /// Confidence 0–100.
+    pub confidence: f32,
+}
+
+/// What a backend returns for one look at one root.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Nodes in pre-order; index 0 is the root element.
+    pub nodes: Vec<Node>,
+    /// True when every showing node was described.
+    pub complete: bool,
+    /// Time spent.
+    pub timings: Timings,
+    /// Things the reader should know (e.g. "cache incomplete: walked 3 containers").
+    pub notes: Vec<String>,
+}
+
+impl Snapshot {
+    /// Index of the first focused node.
+    pub fn focused(&self) -> Option<usize> {
+        self.nodes
+            .iter()
+            .position(|n| n.has_state(crate::vocab::StateFlag::Focused))
+    }
+    /// Checks structural invariants (parents precede children, links agree). Used by tests and
+    /// debug builds to catch a backend that builds a broken tree.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if i == 0 && n.parent.is_some() {
+                return Err("root has a parent".into());
+            }
+            if i > 0 {
+                let p = n.parent.ok_or(format!("node {i} has no parent"))?;
+                if p >= i {
+                    return Err(format!("node {i} parent {p} is not before it"));
+                }
+                if !self.nodes[p].children.contains(&i) {
+                    return Err(format!("node {i} missing from parent {p}'s children"));
+                }
+            }
+            for &c in &n.children {
+                if c >= self.nodes.len() || self.nodes[c].parent != Some(i) {
+                    return Err(format!("node {i} lists bad child {c}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A page of text read from an element.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TextSlice {
+    /// The text of the range.
+    pub text: String,
+    /// Start offset in characters.
+    pub start: u32,
+    /// End offset in characters (exclusive).
+    pub end: u32,
+    /// Total length in characters.
+    pub total: u32,
+}

@@ -1,0 +1,205 @@
+//! Evidence of what an action did: the outcome of each step, how it was grounded, how it was
+//! delivered (and whether input reached the app, so a caller knows if a retry is safe), and how
+//! the effect was verified. Deciding the outcome from evidence is [`StepReport::conclude`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The verdict on one step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Delivered and the effect was observed.
+    Worked,
+    /// The step was not performed, or its effect is verifiably absent.
+    Didnt,
+    /// Delivered (or maybe delivered) but the effect could not be confirmed.
+    Unknown,
+}
+
+impl Outcome {
+    /// Wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Worked => "worked",
+            Outcome::Didnt => "didnt",
+            Outcome::Unknown => "unknown",
+        }
+    }
+}
+
+/// Whether input reached an application.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// Input was sent.
+    Delivered,
+    /// Nothing was sent; retrying is safe.
+    NotDelivered,
+    /// Input may have been sent; replaying it could act twice.
+    Maybe,
+}
+
+/// How the target of a step was found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Grounding {
+    /// `ref`, `point`, `focus` (the focused element), or `none` (e.g. `wait`).
+    pub method: String,
+    /// The element acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<crate::ElementRef>,
+    /// The screen point used, for pointer input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<(i32, i32)>,
+}
+
+/// How input was delivered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryEvidence {
+    /// `semantic-action`, `editable-text`, `value`, `selection`, `focus`, `xtest`, `cdp-input`,
+    /// `cdp-dom`, `none`.
+    pub method: String,
+    /// Whether input reached the app.
+    pub delivered: Delivery,
+    /// Detail such as the action name used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Default for DeliveryEvidence {
+    fn default() -> Self {
+        DeliveryEvidence {
+            method: "none".into(),
+            delivered: Delivery::NotDelivered,
+            detail: None,
+        }
+    }
+}
+
+/// How the effect was checked.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    /// `read-back`, `state`, `focus`, `root-change`, `postcondition`, `none`.
+    pub method: String,
+    /// `Some(true)` confirmed, `Some(false)` refuted, `None` not checkable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    /// What was seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The report of one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepReport {
+    /// Position in the batch (0-based).
+    pub index: usize,
+    /// The step's action name.
+    pub action: String,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// How the target was found.
+    pub grounding: Grounding,
+    /// How input was delivered.
+    pub delivery: DeliveryEvidence,
+    /// How the effect was checked.
+    pub verification: Verification,
+    /// The error, when the step did not work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
+
+impl StepReport {
+    /// Starts a report for a step that has not run yet.
+    pub fn new(index: usize, action: &str) -> Self {
+        StepReport {
+            index,
+            action: action.to_string(),
+            outcome: Outcome::Unknown,
+            grounding: Grounding {
+                method: "none".into(),
+                ..Grounding::default()
+            },
+            delivery: DeliveryEvidence::default(),
+            verification: Verification {
+                method: "none".into(),
+                ..Verification::default()
+            },
+            error: None,
+        }
+    }
+
+    /// Sets the outcome from the evidence: an error that sent nothing is `didnt`; a refuted check
+    /// is `didnt` when nothing may have reached the app and `unknown`... never `worked` without
+    /// a positive check, except for steps that have nothing to verify (`wait`).
+    pub fn conclude(mut self) -> Self {
+        self.outcome = match (&self.error, self.delivery.delivered, self.verification.passed) {
+            (Some(_), Delivery::NotDelivered, _) => Outcome::Didnt,
+            (Some(_), _, _) => Outcome::Unknown,
+            (None, _, Some(true)) => Outcome::Worked,
+            (None, Delivery::NotDelivered, Some(false)) => Outcome::Didnt,
+            (None, Delivery::Delivered, Some(false)) => Outcome::Didnt,
+            (None, _, _) if self.delivery.method == "none" && self.action == "wait" => {
+                Outcome::Worked
+            }
+            (None, _, _) => Outcome::Unknown,
+        };
+        self
+    }
+
+    /// Marks a step refused before delivery.
+    pub fn refused(index: usize, action: &str, err: Error) -> Self {
+        let mut r = StepReport::new(index, action);
+        r.delivery.delivered = err.delivery;
+        r.error = Some(err);
+        r.conclude()
+    }
+}
+
+/// How an `expect` postcondition ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectVerdict {
+    /// It became true after delivery.
+    Verified,
+    /// It was already true before delivery (so it proves nothing about the action).
+    Preexisting,
+    /// It did not become true in time.
+    Failed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn outcome_follows_evidence() {
+        let mut r = StepReport::new(0, "press");
+        r.delivery.delivered = Delivery::Delivered;
+        r.verification.passed = Some(true);
+        assert_eq!(r.clone().conclude().outcome, Outcome::Worked);
+        r.verification.passed = None;
+        assert_eq!(r.clone().conclude().outcome, Outcome::Unknown);
+        r.verification.passed = Some(false);
+        assert_eq!(r.clone().conclude().outcome, Outcome::Didnt);
+        let refused = StepReport::refused(
+            1,
+            "keypress",
+            Error::new(ErrorCode::ForegroundRequired, "headless"),
+        );
+        assert_eq!(refused.outcome, Outcome::Didnt);
+        let maybe = StepReport::refused(
+            1,
+            "click",
+            Error::new(ErrorCode::Timeout, "x").delivered(Delivery::Maybe),
+        );
+        assert_eq!(maybe.outcome, Outcome::Unknown);
+    }
+}

@@ -1,0 +1,375 @@
+//! The folded outline a model reads first: a line budget spent breadth-first, with the path to
+//! the focused element, modal surfaces and truncated regions always unfolded, and every folded
+//! line saying what it hides. `search_ui`/`expand_ui` reach everything the fold leaves out.
+//!
+//! Screen text is untrusted: names and values are always quoted and escaped, so a label that
+//! reads like an instruction stays visibly data.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::fmt::Write;
+
+use crate::model::Node;
+use crate::state::State;
+use crate::vocab::{Capability, Role, StateFlag};
+
+/// How much to show.
+#[derive(Clone, Debug)]
+pub struct OutlineOptions {
+    /// Most lines of nodes (the header not counted).
+    pub max_lines: usize,
+    /// Most children listed under one node before "… N more".
+    pub max_children: usize,
+    /// Show nodes that are not on screen.
+    pub show_hidden: bool,
+}
+
+impl Default for OutlineOptions {
+    fn default() -> Self {
+        OutlineOptions {
+            max_lines: 150,
+            max_children: 40,
+            show_hidden: false,
+        }
+    }
+}
+
+/// A rendered outline.
+#[derive(Clone, Debug, Default)]
+pub struct Outline {
+    /// The lines, joined with newlines.
+    pub text: String,
+    /// Node lines written.
+    pub lines: usize,
+    /// Nodes written as folded (their children not shown).
+    pub folded: usize,
+}
+
+/// Escapes untrusted text into a quoted, single-line, length-capped string.
+pub fn quote(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars) + 2);
+    out.push('"');
+    for (n, c) in s.chars().enumerate() {
+        if n >= max_chars {
+            out.push('…');
+            break;
+        }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+const SHOWN_STATES: &[StateFlag] = &[
+    StateFlag::Focused,
+    StateFlag::Editable,
+    StateFlag::MultiLine,
+    StateFlag::Checked,
+    StateFlag::Mixed,
+    StateFlag::Pressed,
+    StateFlag::Selected,
+    StateFlag::Expanded,
+    StateFlag::Collapsed,
+    StateFlag::Disabled,
+    StateFlag::Hidden,
+    StateFlag::Modal,
+    StateFlag::Password,
+    StateFlag::Required,
+    StateFlag::Invalid,
+    StateFlag::Busy,
+    StateFlag::Default,
+];
+
+/// The part of a line after the ref: role, name, value, states, notes.
+pub fn describe(node: &Node) -> String {
+    let mut s = String::new();
+    s.push_str(node.role.as_str());
+    if let Some(name) = node.name.text() {
+        s.push(' ');
+        s.push_str(&quote(name, 100));
+    } else if node.name.is_unknown() {
+        s.push_str(" (name unread)");
+    } else if let Some(v) = &node.visual_text {
+        let _ = write!(s, " (seen: {})", quote(v, 80));
+    }
+    if let Some(num) = &node.numeric {
+        let _ = write!(s, " = {} ({}–{})", trim_num(num.current), trim_num(num.min), trim_num(num.max));
+    } else if let Some(v) = node.value.known() {
+        if node.role != Role::Label || node.name.text() != Some(v.as_str()) {
+            let _ = write!(s, " = {}", quote(v, 80));
+        }
+    } else if node.value.is_unknown() {
+        s.push_str(" = (unread)");
+    }
+    if let Some(len) = node.text_len {
+        let shown = node.value.text().map(|v| v.chars().count()).unwrap_or(0);
+        if len as usize > shown.max(80) {
+            let _ = write!(s, " ({len} chars; read_text)");
+        }
+    }
+    match &node.states {
+        crate::Evidence::Known(set) => {
+            let names: Vec<&str> = SHOWN_STATES
+                .iter()
+                .filter(|f| set.contains(**f))
+                .map(|f| f.as_str())
+                .collect();
+            if !names.is_empty() {
+                let _ = write!(s, " [{}]", names.join(", "));
+            }
+        }
+        crate::Evidence::Unknown => s.push_str(" [states unread]"),
+        crate::Evidence::Absent => {}
+    }
+    if let Some(t) = &node.truncated {
+        match t.skipped {
+            Some(k) => {
+                let _ = write!(s, " ✂ {k} children not read ({}; expand_ui reads them)", t.reason);
+            }
+            None => {
+                let _ = write!(s, " ✂ not fully read ({}; expand_ui reads it)", t.reason);
+            }
+        }
+    }
+    s
+}
+
+fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Whether a node is a wrapper that carries nothing an agent could use; its children are shown
+/// in its place.
+pub fn is_transparent(node: &Node) -> bool {
+    let actionable = [
+        Capability::Press,
+        Capability::Toggle,
+        Capability::Select,
+        Capability::SetText,
+        Capability::TypeText,
+        Capability::SetValue,
+        Capability::Expand,
+    ]
+    .iter()
+    .any(|c| node.caps.contains(*c));
+    node.role.is_container()
+        && node.name.text().is_none()
+        && node.value.text().is_none()
+        && node.visual_text.is_none()
+        && !actionable
+        && !node.has_state(StateFlag::Focused)
+        && node.truncated.is_none()
+}
+
+/// Whether a leaf says nothing (unnamed label, image or container); omitted from outlines.
+fn is_empty_leaf(node: &Node) -> bool {
+    node.children.is_empty()
+        && node.truncated.is_none()
+        && node.name.text().is_none()
+        && node.value.text().is_none()
+        && node.visual_text.is_none()
+        && !node.has_state(StateFlag::Focused)
+        && matches!(
+            node.role,
+            Role::Label
+                | Role::Image
+                | Role::Pane
+                | Role::Group
+                | Role::Section
+                | Role::Unknown
+                | Role::Separator
+                | Role::Paragraph
+                | Role::ScrollPane
+        )
+}
+
+fn is_hidden(node: &Node) -> bool {
+    node.has_state(StateFlag::Hidden)
+}
+
+/// The children a reader sees under `i`: transparent wrappers replaced by their children,
+/// empty leaves dropped. The second value counts hidden children left out.
+pub fn display_children(state: &State, i: usize, show_hidden: bool) -> (Vec<usize>, usize) {
+    let mut out = Vec::new();
+    let mut hidden = 0;
+    let mut stack: Vec<usize> = state.snapshot.nodes[i].children.iter().rev().copied().collect();
+    while let Some(c) = stack.pop() {
+        let n = &state.snapshot.nodes[c];
+        if !show_hidden && is_hidden(n) {
+            hidden += 1;
+            continue;
+        }
+        if is_transparent(n) {
+            stack.extend(n.children.iter().rev().copied());
+            continue;
+        }
+        if is_empty_leaf(n) {
+            continue;
+        }
+        out.push(c);
+    }
+    (out, hidden)
+}
+
+fn plural(role: Role, n: usize) -> String {
+    let r = role.as_str();
+    if n == 1 {
+        format!("1 {r}")
+    } else if r.ends_with('x') || r.ends_with('s') {
+        format!("{n} {r}es")
+    } else {
+        format!("{n} {r}s")
+    }
+}
+
+/// Summary of folded children: "6 menus" or "14 items: 6 buttons, 4 labels, …".
+fn fold_summary(state: &State, kids: &[usize], hidden: usize) -> String {
+    let mut counts: BTreeMap<Role, usize> = BTreeMap::new();
+    for &k in kids {
+        *counts.entry(state.snapshot.nodes[k].role).or_default() += 1;
+    }
+    let mut parts: Vec<(Role, usize)> = counts.into_iter().collect();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    let mut s = if parts.len() == 1 {
+        plural(parts[0].0, parts[0].1)
+    } else {
+        let listed: Vec<String> = parts.iter().take(3).map(|(r, n)| plural(*r, *n)).collect();
+        let more = if parts.len() > 3 { ", …" } else { "" };
+        format!("{} items: {}{more}", kids.len(), listed.join(", "))
+    };
+    if hidden > 0 {
+        let _ = write!(s, " (+{hidden} hidden)");
+    }
+    s
+}
+
+/// The nodes that must be visible: the path to the focused element, modal surfaces, truncated
+/// regions.
+fn forced_nodes(state: &State, from: usize) -> HashSet<usize> {
+    let mut forced = HashSet::new();
+    let sub: HashSet<usize> = state.subtree(from).into_iter().collect();
+    for (i, n) in state.snapshot.nodes.iter().enumerate() {
+        if !sub.contains(&i) || is_hidden(n) {
+            continue;
+        }
+        let wanted = n.has_state(StateFlag::Focused)
+            || (n.role.is_modal_surface() && i != from)
+            || n.has_state(StateFlag::Modal)
+            || n.truncated.is_some();
+        if wanted {
+            for a in state.ancestors(i) {
+                if !sub.contains(&a) {
+                    break;
+                }
+                forced.insert(a);
+            }
+            if n.role.is_modal_surface() || n.has_state(StateFlag::Modal) {
+                forced.insert(i);
+            }
+        }
+    }
+    forced
+}
+
+/// Renders the subtree at `from` within the budget.
+pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outline {
+    let forced = forced_nodes(state, from);
+    let mut unfolded: HashSet<usize> = HashSet::new();
+    let mut kids_of: std::collections::HashMap<usize, (Vec<usize>, usize)> = Default::default();
+    let mut lines = 1usize;
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    queue.push_back(from);
+    // Forced nodes go first so a deep focused element is never starved by a wide top level.
+    let mut forced_order: Vec<usize> = forced.iter().copied().collect();
+    forced_order.sort_unstable();
+    let hard_cap = opts.max_lines * 2;
+    for &f in &forced_order {
+        let (kids, hidden) = display_children(state, f, opts.show_hidden);
+        let cost = kids.len().min(opts.max_children) + usize::from(kids.len() > opts.max_children) + usize::from(hidden > 0 && !kids.is_empty());
+        if lines + cost <= hard_cap {
+            lines += cost;
+            unfolded.insert(f);
+        }
+        kids_of.insert(f, (kids, hidden));
+    }
+    while let Some(i) = queue.pop_front() {
+        let (kids, hidden) = kids_of
+            .entry(i)
+            .or_insert_with(|| display_children(state, i, opts.show_hidden))
+            .clone();
+        if !unfolded.contains(&i) {
+            let cost = kids.len().min(opts.max_children) + usize::from(kids.len() > opts.max_children) + usize::from(hidden > 0 && !kids.is_empty());
+            if kids.is_empty() || lines + cost > opts.max_lines {
+                continue;
+            }
+            lines += cost;
+            unfolded.insert(i);
+        }
+        for &k in kids.iter().take(opts.max_children) {
+            queue.push_back(k);
+        }
+    }
+
+    enum Item {
+        Node(usize, usize),
+        Text(String),
+    }
+    let mut out = Outline::default();
+    let mut stack = vec![Item::Node(from, 0)];
+    while let Some(item) = stack.pop() {
+        let (i, depth) = match item {
+            Item::Node(i, d) => (i, d),
+            Item::Text(t) => {
+                out.text.push_str(&t);
+                out.text.push('\n');
+                out.lines += 1;
+                continue;
+            }
+        };
+        let node = &state.snapshot.nodes[i];
+        let (kids, hidden) = kids_of
+            .get(&i)
+            .cloned()
+            .unwrap_or_else(|| display_children(state, i, opts.show_hidden));
+        let indent = "  ".repeat(depth);
+        let _ = write!(out.text, "{indent}{} {}", state.ref_of(i), describe(node));
+        if !unfolded.contains(&i) && (!kids.is_empty() || hidden > 0) {
+            let _ = write!(out.text, " ▸ {}", fold_summary(state, &kids, hidden));
+            out.folded += 1;
+        }
+        out.text.push('\n');
+        out.lines += 1;
+        if unfolded.contains(&i) {
+            let shown = kids.len().min(opts.max_children);
+            // Pushed first so they come out after the children.
+            if hidden > 0 {
+                stack.push(Item::Text(format!("{indent}  ({hidden} hidden children)")));
+            }
+            if kids.len() > shown {
+                stack.push(Item::Text(format!(
+                    "{indent}  … {} more ({}; search_ui, or expand_ui {})",
+                    kids.len() - shown,
+                    fold_summary(state, &kids[shown..], 0),
+                    state.ref_of(i)
+                )));
+            }
+            for &k in kids[..shown].iter().rev() {
+                stack.push(Item::Node(k, depth + 1));
+            }
+        }
+    }
+    out
+}
