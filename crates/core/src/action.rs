@@ -408,7 +408,11 @@ impl RawStep {
         let allowed = allowed_fields(action).ok_or_else(|| {
             Error::invalid(
                 &format!("{at}.action"),
-                format!("unknown action {:?}; expected one of {}", truncate(action), ACTIONS.join(", ")),
+                format!(
+                    "unknown action {:?}; expected one of {}",
+                    truncate(action),
+                    ACTIONS.join(", ")
+                ),
             )
         })?;
         for f in self.present_fields() {
@@ -421,7 +425,10 @@ impl RawStep {
         }
         let need_ref = |what: &str| {
             self.target.ok_or_else(|| {
-                Error::invalid(&format!("{at}.ref"), format!("{what} needs an element ref (@eN)"))
+                Error::invalid(
+                    &format!("{at}.ref"),
+                    format!("{what} needs an element ref (@eN)"),
+                )
             })
         };
         let target = |what: &str| -> Result<Target> {
@@ -487,22 +494,32 @@ impl RawStep {
             "typeText" => {
                 let t = text("typeText")?;
                 if t.is_empty() {
-                    return Err(Error::invalid(&format!("{at}.text"), "typeText needs non-empty text"));
+                    return Err(Error::invalid(
+                        &format!("{at}.text"),
+                        "typeText needs non-empty text",
+                    ));
                 }
                 Step::TypeText(self.target, t)
             }
             "keypress" => {
                 let keys = self.keys.as_ref().ok_or_else(|| {
-                    Error::invalid(&format!("{at}.keys"), "keypress needs keys, e.g. [\"ctrl+s\"]")
+                    Error::invalid(
+                        &format!("{at}.keys"),
+                        "keypress needs keys, e.g. [\"ctrl+s\"]",
+                    )
                 })?;
                 if keys.is_empty() || keys.len() > 50 {
-                    return Err(Error::invalid(&format!("{at}.keys"), "expected 1 to 50 chords"));
+                    return Err(Error::invalid(
+                        &format!("{at}.keys"),
+                        "expected 1 to 50 chords",
+                    ));
                 }
                 let chords = keys
                     .iter()
                     .enumerate()
                     .map(|(i, k)| {
-                        KeyChord::parse(k).map_err(|e| Error::invalid(&format!("{at}.keys[{i}]"), e))
+                        KeyChord::parse(k)
+                            .map_err(|e| Error::invalid(&format!("{at}.keys[{i}]"), e))
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Step::Keypress(self.target, chords)
@@ -517,7 +534,10 @@ impl RawStep {
                     ));
                 }
                 if dx.abs() > 100 || dy.abs() > 100 {
-                    return Err(Error::invalid(&format!("{at}.scrollY"), "at most 100 steps"));
+                    return Err(Error::invalid(
+                        &format!("{at}.scrollY"),
+                        "at most 100 steps",
+                    ));
                 }
                 let t = if self.target.is_none() && self.x.is_none() && self.y.is_none() {
                     None
@@ -542,10 +562,20 @@ impl RawStep {
             "setValue" => {
                 let v = match &self.value {
                     Some(Scalar::Number(n)) if n.is_finite() => *n,
-                    Some(Scalar::Text(s)) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite()).ok_or_else(
-                        || Error::invalid(&format!("{at}.value"), "setValue needs a number"),
-                    )?,
-                    _ => return Err(Error::invalid(&format!("{at}.value"), "setValue needs a number")),
+                    Some(Scalar::Text(s)) => s
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|n| n.is_finite())
+                        .ok_or_else(|| {
+                            Error::invalid(&format!("{at}.value"), "setValue needs a number")
+                        })?,
+                    _ => {
+                        return Err(Error::invalid(
+                            &format!("{at}.value"),
+                            "setValue needs a number",
+                        ))
+                    }
                 };
                 Step::SetValue(need_ref("setValue")?, v)
             }
@@ -571,9 +601,14 @@ impl RawStep {
             "moveMouse" => Step::MoveMouse(target("moveMouse")?),
             "hover" => Step::Hover(target("hover")?),
             "wait" => {
-                let ms = self.ms.ok_or_else(|| Error::invalid(&format!("{at}.ms"), "wait needs ms"))?;
+                let ms = self
+                    .ms
+                    .ok_or_else(|| Error::invalid(&format!("{at}.ms"), "wait needs ms"))?;
                 if ms > MAX_WAIT_MS {
-                    return Err(Error::invalid(&format!("{at}.ms"), format!("at most {MAX_WAIT_MS}")));
+                    return Err(Error::invalid(
+                        &format!("{at}.ms"),
+                        format!("at most {MAX_WAIT_MS}"),
+                    ));
                 }
                 Step::Wait(ms)
             }
@@ -583,12 +618,18 @@ impl RawStep {
 }
 
 fn unreachable_action(at: &str, action: &str) -> Result<Step> {
-    Err(Error::invalid(&format!("{at}.action"), format!("unknown action {:?}", truncate(action))))
+    Err(Error::invalid(
+        &format!("{at}.action"),
+        format!("unknown action {:?}", truncate(action)),
+    ))
 }
 
 fn check_coord(at: &str, field: &str, v: f64) -> Result<()> {
     if !v.is_finite() || !(0.0..=100_000.0).contains(&v) {
-        return Err(Error::invalid(&format!("{at}.{field}"), "expected a pixel between 0 and 100000"));
+        return Err(Error::invalid(
+            &format!("{at}.{field}"),
+            "expected a pixel between 0 and 100000",
+        ));
     }
     Ok(())
 }
@@ -619,55 +660,6 @@ pub fn validate_steps(raw: &[RawStep]) -> Result<Vec<Step>> {
         .collect()
 }
 
-/// A postcondition checked after the steps: text, role or value appears (or is `gone`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Expect {
-    /// Text that must appear in a name, value, description or visual text (case-insensitive substring).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// A role that must appear (kebab-case, e.g. "dialog").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// The value the element `ref` (or some element) must have (exact, after trimming).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    /// Check this element (by identity in the successor state).
-    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<ElementRef>,
-    /// Only look inside this element's subtree.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope_ref: Option<ElementRef>,
-    /// Wait for the condition to become false instead.
-    #[serde(default)]
-    pub gone: bool,
-    /// How long to wait, milliseconds (default 3000, at most 30000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-}
-
-impl Expect {
-    /// Checks that the postcondition names something to look for.
-    pub fn validate(&self) -> Result<()> {
-        if self.text.is_none() && self.role.is_none() && self.value.is_none() {
-            return Err(Error::invalid("expect", "needs text, role or value"));
-        }
-        if let Some(r) = &self.role {
-            if crate::vocab::Role::from_wire(r).is_none() {
-                return Err(Error::invalid("expect.role", format!("unknown role {:?}", truncate(r))));
-            }
-        }
-        if self.timeout_ms.is_some_and(|t| t > MAX_WAIT_MS) {
-            return Err(Error::invalid("expect.timeoutMs", format!("at most {MAX_WAIT_MS}")));
-        }
-        Ok(())
-    }
-    /// The timeout to use.
-    pub fn timeout(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.timeout_ms.unwrap_or(3000))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,19 +671,32 @@ mod tests {
     #[test]
     fn validates_fields_per_action() {
         let ok = raw(serde_json::json!({"action": "press", "ref": "@e12"}));
-        assert_eq!(ok.validate("a").unwrap(), Step::Press("@e12".parse().unwrap()));
+        assert_eq!(
+            ok.validate("a").unwrap(),
+            Step::Press("@e12".parse().unwrap())
+        );
         let bad = raw(serde_json::json!({"action": "press", "ref": "@e1", "text": "x"}));
         let e = bad.validate("actions[0]").unwrap_err();
         assert!(e.message.starts_with("actions[0].text"), "{}", e.message);
         let click = raw(serde_json::json!({"action": "click", "x": 10, "y": 20, "count": 2}));
-        assert!(matches!(click.validate("a").unwrap(), Step::Click { count: 2, .. }));
+        assert!(matches!(
+            click.validate("a").unwrap(),
+            Step::Click { count: 2, .. }
+        ));
         let c4 = raw(serde_json::json!({"action": "click", "ref": "@e1", "count": 4}));
         assert!(c4.validate("a").unwrap_err().message.contains("count"));
         let both = raw(serde_json::json!({"action": "click", "ref": "@e1", "x": 1, "y": 1}));
         assert!(both.validate("a").is_err());
         let unknown = raw(serde_json::json!({"action": "teleport"}));
-        assert!(unknown.validate("a").unwrap_err().message.contains("unknown action"));
-        assert!(serde_json::from_value::<RawStep>(serde_json::json!({"action": "press", "bogus": 1})).is_err());
+        assert!(unknown
+            .validate("a")
+            .unwrap_err()
+            .message
+            .contains("unknown action"));
+        assert!(serde_json::from_value::<RawStep>(
+            serde_json::json!({"action": "press", "bogus": 1})
+        )
+        .is_err());
         assert!(validate_steps(&[]).is_err());
         assert!(validate_steps(&vec![ok.clone(); 21]).is_err());
         assert_eq!(validate_steps(&vec![ok; 20]).unwrap().len(), 20);
@@ -710,14 +715,5 @@ mod tests {
         assert!(KeyChord::parse("hyper+x").is_err());
         assert!(KeyChord::parse("ctrl+").is_err());
         assert!(KeyChord::parse("Fooo").is_err());
-    }
-
-    #[test]
-    fn expect_needs_a_condition() {
-        assert!(Expect::default().validate().is_err());
-        let e = Expect { text: Some("Saved".into()), ..Expect::default() };
-        assert!(e.validate().is_ok());
-        let e = Expect { role: Some("flying".into()), ..Expect::default() };
-        assert!(e.validate().is_err());
     }
 }

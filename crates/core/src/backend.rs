@@ -119,7 +119,9 @@ pub trait Backend: Send + Sync + 'static {
         deadline: Deadline,
     ) -> Result<Snapshot> {
         let _ = (root, req, deadline);
-        Err(Error::unsupported("observation is not supported by this backend"))
+        Err(Error::unsupported(
+            "observation is not supported by this backend",
+        ))
     }
 
     /// Observes the subtree of `node` of `state` again (for truncated regions); index 0 of the
@@ -133,14 +135,18 @@ pub trait Backend: Send + Sync + 'static {
         deadline: Deadline,
     ) -> Result<Snapshot> {
         let _ = (root, state, node, req, deadline);
-        Err(Error::unsupported("scoped observation is not supported by this backend"))
+        Err(Error::unsupported(
+            "scoped observation is not supported by this backend",
+        ))
     }
 
     /// Runs steps in order, stopping after the first that did not work. Returns one report per
     /// step that ran (or was refused).
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
         let _ = (req, deadline);
-        Err(Error::unsupported("acting is not supported by this backend"))
+        Err(Error::unsupported(
+            "acting is not supported by this backend",
+        ))
     }
 
     /// Reads a range of an element's text.
@@ -153,7 +159,9 @@ pub trait Backend: Send + Sync + 'static {
         deadline: Deadline,
     ) -> Result<TextSlice> {
         let _ = (root, node, start, end, deadline);
-        Err(Error::unsupported("reading text is not supported by this backend"))
+        Err(Error::unsupported(
+            "reading text is not supported by this backend",
+        ))
     }
 
     /// Resolves when something may have changed in `root` (an accessibility event, a DOM
@@ -167,7 +175,9 @@ pub trait Backend: Send + Sync + 'static {
     /// Captures the pixels of a root.
     async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
         let _ = (root, deadline);
-        Err(Error::unsupported("capture is not supported by this backend"))
+        Err(Error::unsupported(
+            "capture is not supported by this backend",
+        ))
     }
 
     /// Browser operations, when this backend drives browsers.
@@ -187,9 +197,21 @@ pub trait BrowserControl: Send + Sync {
     /// Launches (or attaches to) a browser; returns its page roots.
     async fn launch(&self, req: LaunchRequest, deadline: Deadline) -> Result<Vec<RootInfo>>;
     /// Navigates a page and waits for it to load; returns the page as listed afterwards.
-    async fn navigate(&self, root: &RootInfo, nav: Navigation, deadline: Deadline) -> Result<RootInfo>;
+    async fn navigate(
+        &self,
+        root: &RootInfo,
+        nav: Navigation,
+        deadline: Deadline,
+    ) -> Result<RootInfo>;
     /// Evaluates an expression in the page; the result as JSON.
-    async fn evaluate(&self, root: &RootInfo, expression: &str, deadline: Deadline) -> Result<serde_json::Value>;
+    async fn evaluate(
+        &self,
+        root: &RootInfo,
+        expression: &str,
+        deadline: Deadline,
+    ) -> Result<serde_json::Value>;
+    /// Stops the browsers this backend launched (never one it only attached to).
+    async fn shutdown(&self) {}
 }
 
 /// One raw input event of `desktop_input`, in screen pixels.
@@ -238,9 +260,19 @@ pub trait ScreenControl: Send + Sync {
     async fn screenshot(&self, deadline: Deadline) -> Result<RawImage>;
     /// Checks that the screen still matches a screenshot's layout (the frame lease) at the points
     /// the events touch; `gui_frame_stale` otherwise, before any input.
-    async fn check_frame(&self, frame: &ScreenFrame, points: &[(i32, i32)], deadline: Deadline) -> Result<()>;
+    async fn check_frame(
+        &self,
+        frame: &ScreenFrame,
+        points: &[(i32, i32)],
+        deadline: Deadline,
+    ) -> Result<()>;
     /// Sends raw input under the input lock.
-    async fn input(&self, events: &[ScreenInput], lock: &InputLock, deadline: Deadline) -> Result<Vec<StepReport>>;
+    async fn input(
+        &self,
+        events: &[ScreenInput],
+        lock: &InputLock,
+        deadline: Deadline,
+    ) -> Result<Vec<StepReport>>;
     /// Brings an application to the front, launching it when not running.
     async fn activate_app(&self, spec: &str, deadline: Deadline) -> Result<RootInfo>;
     /// Reads the clipboard as text.

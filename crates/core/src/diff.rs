@@ -93,7 +93,8 @@ pub fn diff(base: &State, next: &State) -> Diff {
 /// Whether to show the full view instead of `d`, and why.
 pub fn full_view_reason(base: &State, next: &State, d: &Diff) -> Option<FullViewReason> {
     if base.refs.first() != next.refs.first()
-        || base.snapshot.nodes.first().map(|n| &n.handle) != next.snapshot.nodes.first().map(|n| &n.handle)
+        || base.snapshot.nodes.first().map(|n| &n.handle)
+            != next.snapshot.nodes.first().map(|n| &n.handle)
     {
         return Some(FullViewReason::RootChanged);
     }
@@ -114,13 +115,24 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
             .parent
             .map(|p| format!(" (in {})", next.ref_of(p)))
             .unwrap_or_default();
-        let _ = writeln!(s, "+ {} {}{parent}", next.ref_of(j), describe(&next.snapshot.nodes[j]));
+        let _ = writeln!(
+            s,
+            "+ {} {}{parent}",
+            next.ref_of(j),
+            describe(&next.snapshot.nodes[j])
+        );
     }
     for &(i, j) in &d.updated {
         let (a, b) = (&base.snapshot.nodes[i], &next.snapshot.nodes[j]);
         let mut was = Vec::new();
         if a.name != b.name {
-            was.push(format!("name {}", a.name.text().map(|t| quote(t, 60)).unwrap_or_else(|| "none".into())));
+            was.push(format!(
+                "name {}",
+                a.name
+                    .text()
+                    .map(|t| quote(t, 60))
+                    .unwrap_or_else(|| "none".into())
+            ));
         }
         if a.value != b.value || a.numeric != b.numeric {
             let v = a
@@ -132,8 +144,16 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
         }
         if a.states != b.states {
             let (sa, sb) = (a.state_set(), b.state_set());
-            let gained: Vec<&str> = sb.iter().filter(|f| !sa.contains(*f)).map(|f| f.as_str()).collect();
-            let lost: Vec<&str> = sa.iter().filter(|f| !sb.contains(*f)).map(|f| f.as_str()).collect();
+            let gained: Vec<&str> = sb
+                .iter()
+                .filter(|f| !sa.contains(*f))
+                .map(|f| f.as_str())
+                .collect();
+            let lost: Vec<&str> = sa
+                .iter()
+                .filter(|f| !sb.contains(*f))
+                .map(|f| f.as_str())
+                .collect();
             if !gained.is_empty() {
                 was.push(format!("+{}", gained.join(" +")));
             }
@@ -144,10 +164,21 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
         if a.role != b.role {
             was.push(format!("was {}", a.role));
         }
-        let _ = writeln!(s, "~ {} {} ({})", next.ref_of(j), describe(b), was.join(", "));
+        let _ = writeln!(
+            s,
+            "~ {} {} ({})",
+            next.ref_of(j),
+            describe(b),
+            was.join(", ")
+        );
     }
     for &i in &d.removed {
-        let _ = writeln!(s, "- {} {}", base.ref_of(i), describe(&base.snapshot.nodes[i]));
+        let _ = writeln!(
+            s,
+            "- {} {}",
+            base.ref_of(i),
+            describe(&base.snapshot.nodes[i])
+        );
     }
     s
 }

@@ -191,9 +191,7 @@ impl ErrorCode {
 
     /// The catalogue as a Markdown table (what `docs/errors.md` contains).
     pub fn catalogue_markdown() -> String {
-        let mut s = String::from(
-            "| code | meaning | retry | hint |\n| --- | --- | --- | --- |\n",
-        );
+        let mut s = String::from("| code | meaning | retry | hint |\n| --- | --- | --- | --- |\n");
         for c in ErrorCode::ALL {
             let i = c.info();
             s.push_str(&format!(

@@ -142,7 +142,17 @@ mod tests {
             assert!(ok.parse::<ElementRef>().is_ok(), "{ok}");
         }
         for bad in [
-            "", "@", "@e", "e12", "@e-1", "@e01", "@e0", "@e1x", " @e1", "@r1", "@e4294967296",
+            "",
+            "@",
+            "@e",
+            "e12",
+            "@e-1",
+            "@e01",
+            "@e0",
+            "@e1x",
+            " @e1",
+            "@r1",
+            "@e4294967296",
         ] {
             assert!(bad.parse::<ElementRef>().is_err(), "{bad}");
         }

@@ -18,6 +18,7 @@ pub mod action;
 pub mod backend;
 pub mod diff;
 pub mod error;
+pub mod expect;
 pub mod identity;
 mod ids;
 pub mod lane;
@@ -32,19 +33,22 @@ mod vocab;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use action::{Expect, KeyChord, RawStep, Step, Target};
+pub use action::{KeyChord, RawStep, Step, Target};
 pub use backend::{
     ActRequest, Backend, BrowserControl, Deadline, LaunchRequest, Navigation, ObserveRequest,
     ScreenControl, ScreenFrame, ScreenInput,
 };
 pub use error::{Error, ErrorCode, Result};
+pub use expect::Expect;
 pub use ids::{ElementRef, IdParseError, RootRef, StateId};
 pub use lane::{InputLock, LaneGuard, Lanes};
 pub use model::{
     Bounds, Evidence, ImageInfo, Node, NumericValue, OcrText, RawImage, ResourceKey, RootInfo,
     RootKind, Snapshot, TextSlice, Timings, Truncation,
 };
-pub use outcome::{Delivery, DeliveryEvidence, ExpectVerdict, Grounding, Outcome, StepReport, Verification};
+pub use outcome::{
+    Delivery, DeliveryEvidence, ExpectVerdict, Grounding, Outcome, StepReport, Verification,
+};
 pub use state::{NewState, State};
 pub use store::{RootRegistry, StateStore};
 pub use vocab::{CapSet, Capability, Role, StateFlag, StateSet};

@@ -395,6 +395,67 @@ impl Snapshot {
             .iter()
             .position(|n| n.has_state(crate::vocab::StateFlag::Focused))
     }
+    /// A copy where the subtree at `at` is replaced by `sub` (whose node 0 is the new `at`).
+    /// Used when a truncated region is read again; the result is in pre-order.
+    pub fn graft(&self, at: usize, sub: &Snapshot) -> Snapshot {
+        let mut out = Snapshot {
+            nodes: Vec::with_capacity(self.nodes.len() + sub.nodes.len()),
+            complete: self.complete && sub.complete,
+            timings: sub.timings.clone(),
+            notes: self.notes.clone(),
+        };
+        out.notes.extend(sub.notes.iter().cloned());
+        // Walk the old tree in pre-order; at `at`, walk `sub` instead.
+        enum From {
+            Old(usize),
+            Sub(usize),
+        }
+        let mut stack = vec![(From::Old(0), None::<usize>)];
+        while let Some((from, parent)) = stack.pop() {
+            let (node, kids): (&Node, Vec<From>) = match from {
+                From::Old(i) if i == at => (
+                    &sub.nodes[0],
+                    sub.nodes[0]
+                        .children
+                        .iter()
+                        .map(|&c| From::Sub(c))
+                        .collect(),
+                ),
+                From::Old(i) => (
+                    &self.nodes[i],
+                    self.nodes[i]
+                        .children
+                        .iter()
+                        .map(|&c| From::Old(c))
+                        .collect(),
+                ),
+                From::Sub(i) => (
+                    &sub.nodes[i],
+                    sub.nodes[i]
+                        .children
+                        .iter()
+                        .map(|&c| From::Sub(c))
+                        .collect(),
+                ),
+            };
+            let idx = out.nodes.len();
+            let mut n = node.clone();
+            n.parent = parent;
+            n.children.clear();
+            out.nodes.push(n);
+            if let Some(p) = parent {
+                out.nodes[p].children.push(idx);
+            }
+            for k in kids.into_iter().rev() {
+                stack.push((k, Some(idx)));
+            }
+        }
+        if at == 0 {
+            out.nodes[0].parent = None;
+        }
+        out
+    }
+
     /// Checks structural invariants (parents precede children, links agree). Used by tests and
     /// debug builds to catch a backend that builds a broken tree.
     pub fn check(&self) -> Result<(), String> {

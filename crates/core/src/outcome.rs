@@ -139,7 +139,11 @@ impl StepReport {
     /// is `didnt` when nothing may have reached the app and `unknown`... never `worked` without
     /// a positive check, except for steps that have nothing to verify (`wait`).
     pub fn conclude(mut self) -> Self {
-        self.outcome = match (&self.error, self.delivery.delivered, self.verification.passed) {
+        self.outcome = match (
+            &self.error,
+            self.delivery.delivered,
+            self.verification.passed,
+        ) {
             (Some(_), Delivery::NotDelivered, _) => Outcome::Didnt,
             (Some(_), _, _) => Outcome::Unknown,
             (None, _, Some(true)) => Outcome::Worked,

@@ -102,7 +102,13 @@ pub fn describe(node: &Node) -> String {
         let _ = write!(s, " (seen: {})", quote(v, 80));
     }
     if let Some(num) = &node.numeric {
-        let _ = write!(s, " = {} ({}–{})", trim_num(num.current), trim_num(num.min), trim_num(num.max));
+        let _ = write!(
+            s,
+            " = {} ({}–{})",
+            trim_num(num.current),
+            trim_num(num.min),
+            trim_num(num.max)
+        );
     } else if let Some(v) = node.value.known() {
         if node.role != Role::Label || node.name.text() != Some(v.as_str()) {
             let _ = write!(s, " = {}", quote(v, 80));
@@ -133,7 +139,11 @@ pub fn describe(node: &Node) -> String {
     if let Some(t) = &node.truncated {
         match t.skipped {
             Some(k) => {
-                let _ = write!(s, " ✂ {k} children not read ({}; expand_ui reads them)", t.reason);
+                let _ = write!(
+                    s,
+                    " ✂ {k} children not read ({}; expand_ui reads them)",
+                    t.reason
+                );
             }
             None => {
                 let _ = write!(s, " ✂ not fully read ({}; expand_ui reads it)", t.reason);
@@ -147,7 +157,10 @@ fn trim_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
-        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{v:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     }
 }
 
@@ -205,7 +218,12 @@ fn is_hidden(node: &Node) -> bool {
 pub fn display_children(state: &State, i: usize, show_hidden: bool) -> (Vec<usize>, usize) {
     let mut out = Vec::new();
     let mut hidden = 0;
-    let mut stack: Vec<usize> = state.snapshot.nodes[i].children.iter().rev().copied().collect();
+    let mut stack: Vec<usize> = state.snapshot.nodes[i]
+        .children
+        .iter()
+        .rev()
+        .copied()
+        .collect();
     while let Some(c) = stack.pop() {
         let n = &state.snapshot.nodes[c];
         if !show_hidden && is_hidden(n) {
@@ -298,7 +316,9 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     let hard_cap = opts.max_lines * 2;
     for &f in &forced_order {
         let (kids, hidden) = display_children(state, f, opts.show_hidden);
-        let cost = kids.len().min(opts.max_children) + usize::from(kids.len() > opts.max_children) + usize::from(hidden > 0 && !kids.is_empty());
+        let cost = kids.len().min(opts.max_children)
+            + usize::from(kids.len() > opts.max_children)
+            + usize::from(hidden > 0 && !kids.is_empty());
         if lines + cost <= hard_cap {
             lines += cost;
             unfolded.insert(f);
@@ -311,7 +331,9 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
             .or_insert_with(|| display_children(state, i, opts.show_hidden))
             .clone();
         if !unfolded.contains(&i) {
-            let cost = kids.len().min(opts.max_children) + usize::from(kids.len() > opts.max_children) + usize::from(hidden > 0 && !kids.is_empty());
+            let cost = kids.len().min(opts.max_children)
+                + usize::from(kids.len() > opts.max_children)
+                + usize::from(hidden > 0 && !kids.is_empty());
             if kids.is_empty() || lines + cost > opts.max_lines {
                 continue;
             }

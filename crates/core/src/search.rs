@@ -45,7 +45,9 @@ pub fn text_score(hay: &str, q: &str) -> u32 {
     if h.starts_with(q) {
         return 80;
     }
-    if h.split(|c: char| !c.is_alphanumeric()).any(|w| !w.is_empty() && w.starts_with(q)) {
+    if h.split(|c: char| !c.is_alphanumeric())
+        .any(|w| !w.is_empty() && w.starts_with(q))
+    {
         return 70;
     }
     if h.contains(q) {
@@ -61,7 +63,10 @@ pub fn text_score(hay: &str, q: &str) -> u32 {
 
 fn is_subsequence(needle: &str, hay: &str) -> bool {
     let mut it = hay.chars();
-    needle.chars().filter(|c| !c.is_whitespace()).all(|c| it.any(|h| h == c))
+    needle
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .all(|c| it.any(|h| h == c))
 }
 
 fn node_score(node: &Node, q: &str) -> Option<(u32, &'static str)> {
@@ -73,9 +78,7 @@ fn node_score(node: &Node, q: &str) -> Option<(u32, &'static str)> {
     ];
     fields
         .iter()
-        .filter_map(|(t, f, penalty)| {
-            t.map(|t| (text_score(t, q).saturating_sub(*penalty), *f))
-        })
+        .filter_map(|(t, f, penalty)| t.map(|t| (text_score(t, q).saturating_sub(*penalty), *f)))
         .filter(|(s, _)| *s > 0)
         .max_by_key(|(s, _)| *s)
 }
@@ -114,7 +117,11 @@ pub fn search(state: &State, q: &Query) -> Vec<Match> {
         if node.caps.contains(Capability::Press) || node.caps.contains(Capability::SetText) {
             score += 1;
         }
-        out.push(Match { index: i, score, field });
+        out.push(Match {
+            index: i,
+            score,
+            field,
+        });
     }
     out.sort_by(|a, b| b.score.cmp(&a.score).then(a.index.cmp(&b.index)));
     out

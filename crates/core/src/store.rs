@@ -280,6 +280,9 @@ mod tests {
         assert_eq!(a.get(), 40);
         assert_eq!(reg.register(root_info("a")), a);
         assert_ne!(a, b);
-        assert_eq!(reg.get(RootRef::from_raw(3)).unwrap_err().code, ErrorCode::RootNotFound);
+        assert_eq!(
+            reg.get(RootRef::from_raw(3)).unwrap_err().code,
+            ErrorCode::RootNotFound
+        );
     }
 }

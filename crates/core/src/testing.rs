@@ -128,7 +128,9 @@ impl MemoryBackend {
         let b = MemoryBackend::new();
         let mut text = MemNode::new(Role::Text, "Notes");
         text.value = Some(String::new());
-        text.states = StateSet::EMPTY.with(StateFlag::Editable).with(StateFlag::Focusable);
+        text.states = StateSet::EMPTY
+            .with(StateFlag::Editable)
+            .with(StateFlag::Focusable);
         b.add_root(
             info("mem:counter", "Counter", 100, RootKind::Window, "Counter"),
             app_nodes(
@@ -147,7 +149,10 @@ impl MemoryBackend {
             info("mem:editor", "Editor", 200, RootKind::Window, "Editor"),
             app_nodes(
                 "Editor",
-                vec![MemNode::new(Role::Button, "Save"), MemNode::new(Role::Label, "Saved: no")],
+                vec![
+                    MemNode::new(Role::Button, "Save"),
+                    MemNode::new(Role::Label, "Saved: no"),
+                ],
             ),
         );
         b
@@ -166,7 +171,11 @@ impl MemoryBackend {
                 if nodes.len() >= n {
                     break;
                 }
-                let role = if k % 3 == 0 { Role::Button } else { Role::Label };
+                let role = if k % 3 == 0 {
+                    Role::Button
+                } else {
+                    Role::Label
+                };
                 group.children.push(nodes.len());
                 nodes.push(MemNode::new(role, &format!("Item {i}.{k} alpha beta")));
             }
@@ -285,7 +294,12 @@ impl Backend for MemoryBackend {
             .collect())
     }
 
-    async fn observe(&self, root: &RootInfo, _req: &ObserveRequest, _d: Deadline) -> Result<Snapshot> {
+    async fn observe(
+        &self,
+        root: &RootInfo,
+        _req: &ObserveRequest,
+        _d: Deadline,
+    ) -> Result<Snapshot> {
         self.with_root(&root.key, |r| Ok(Self::snapshot(r)))
     }
 
@@ -294,11 +308,23 @@ impl Backend for MemoryBackend {
         let mut reports = Vec::new();
         for (index, step) in req.steps.iter().enumerate() {
             let mut rep = StepReport::new(index, step.name());
-            if req.headless && matches!(step, Step::Keypress(..) | Step::Click { .. } | Step::Drag { .. } | Step::MoveMouse(_) | Step::Hover(_)) {
+            if req.headless
+                && matches!(
+                    step,
+                    Step::Keypress(..)
+                        | Step::Click { .. }
+                        | Step::Drag { .. }
+                        | Step::MoveMouse(_)
+                        | Step::Hover(_)
+                )
+            {
                 reports.push(StepReport::refused(
                     index,
                     step.name(),
-                    Error::new(ErrorCode::ForegroundRequired, "the headless policy forbids physical input"),
+                    Error::new(
+                        ErrorCode::ForegroundRequired,
+                        "the headless policy forbids physical input",
+                    ),
                 ));
                 break;
             }
@@ -307,7 +333,11 @@ impl Backend for MemoryBackend {
                 reports.push(rep.conclude());
                 continue;
             }
-            let target = step.refs().first().map(|r| req.state.resolve(*r)).transpose()?;
+            let target = step
+                .refs()
+                .first()
+                .map(|r| req.state.resolve(*r))
+                .transpose()?;
             let handle = target.map(|i| req.state.snapshot.nodes[i].handle.clone());
             let start = Instant::now();
             if !delay.is_zero() {
@@ -318,9 +348,15 @@ impl Backend for MemoryBackend {
                 let idx = handle.as_deref().and_then(mem_index);
                 let node_name = idx.map(|i| r.nodes[i].name.clone()).unwrap_or_default();
                 match step {
-                    Step::Press(_) | Step::Click { target: Target::Ref(_), .. } => match node_name.as_str() {
+                    Step::Press(_)
+                    | Step::Click {
+                        target: Target::Ref(_),
+                        ..
+                    } => match node_name.as_str() {
                         "Increment" => {
-                            if let Some(l) = r.nodes.iter_mut().find(|n| n.name.starts_with("Count: ")) {
+                            if let Some(l) =
+                                r.nodes.iter_mut().find(|n| n.name.starts_with("Count: "))
+                            {
                                 let n: u64 = l.name[7..].parse().unwrap_or(0);
                                 l.name = format!("Count: {}", n + 1);
                             }
@@ -331,7 +367,9 @@ impl Backend for MemoryBackend {
                             Ok(None)
                         }
                         "Save" => {
-                            if let Some(l) = r.nodes.iter_mut().find(|n| n.name.starts_with("Saved: ")) {
+                            if let Some(l) =
+                                r.nodes.iter_mut().find(|n| n.name.starts_with("Saved: "))
+                            {
                                 l.name = "Saved: yes".into();
                             }
                             Ok(Some(true))
@@ -366,13 +404,25 @@ impl Backend for MemoryBackend {
             let open_dialog = handle
                 .as_deref()
                 .and_then(mem_index)
-                .and_then(|i| self.with_root(&key, |r| Ok(r.nodes[i].name == "Open dialog")).ok())
+                .and_then(|i| {
+                    self.with_root(&key, |r| Ok(r.nodes[i].name == "Open dialog"))
+                        .ok()
+                })
                 .unwrap_or(false);
             if open_dialog {
                 let pid = req.root.pid.unwrap_or(0);
-                let mut dlg = info(&format!("{key}:dialog"), &req.root.app, pid, RootKind::Dialog, "Confirm");
+                let mut dlg = info(
+                    &format!("{key}:dialog"),
+                    &req.root.app,
+                    pid,
+                    RootKind::Dialog,
+                    "Confirm",
+                );
                 dlg.focused = true;
-                self.add_root(dlg, app_nodes("Confirm", vec![MemNode::new(Role::Button, "OK")]));
+                self.add_root(
+                    dlg,
+                    app_nodes("Confirm", vec![MemNode::new(Role::Button, "OK")]),
+                );
             }
             lock(&self.deliveries).push(Delivered {
                 root: key.clone(),
@@ -401,7 +451,14 @@ impl Backend for MemoryBackend {
         Ok(reports)
     }
 
-    async fn read_text(&self, root: &RootInfo, node: &Node, start: u32, end: u32, _d: Deadline) -> Result<TextSlice> {
+    async fn read_text(
+        &self,
+        root: &RootInfo,
+        node: &Node,
+        start: u32,
+        end: u32,
+        _d: Deadline,
+    ) -> Result<TextSlice> {
         let i = mem_index(&node.handle).ok_or_else(|| Error::internal("bad handle"))?;
         self.with_root(&root.key, |r| {
             let v = r.nodes[i].value.clone().unwrap_or_default();

@@ -272,7 +272,10 @@ macro_rules! bitset {
             }
             /// Members in vocabulary order.
             pub fn iter(self) -> impl Iterator<Item = $item> {
-                $item::ALL.iter().copied().filter(move |f| self.contains(*f))
+                $item::ALL
+                    .iter()
+                    .copied()
+                    .filter(move |f| self.contains(*f))
             }
         }
 

@@ -1,1 +1,146 @@
-//! placeholder
+//! uidriver's tools over any set of backends: argument decoding against strict schemas, the
+//! root forest, states and their refs, lanes and epochs, and the text and structure a caller
+//! reads. Transports (MCP, the daemon socket, the CLI) only move [`ToolResult`]s.
+//!
+//! # Layout
+//! - `tools/`: one file per tool (arguments, execution, rendering) and the registry [`TOOLS`].
+//! - `forest`: listing roots across backends, pairing duplicates, ranking.
+//! - `look`: one observation of one root into a stored state (plus image and OCR when asked).
+//! - `render`: shared rendering of roots, nodes and state headers.
+//! - `result`: [`ToolResult`], the one value every transport carries.
+//! - `ids_file`: id counters persisted across daemon restarts.
+#![warn(missing_docs)]
+
+mod args;
+mod forest;
+mod ids_file;
+mod look;
+mod pixels;
+mod render;
+mod result;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, StateStore};
+
+pub use args::decode;
+pub use ids_file::default_path as default_id_file;
+pub use result::{error_text, ImageContent, ToolResult};
+pub use tools::{ToolDef, TOOLS};
+
+/// Settings of a service.
+#[derive(Clone, Debug)]
+pub struct ServiceConfig {
+    /// States kept (default 128).
+    pub state_capacity: usize,
+    /// Where id counters persist (None: no persistence, for tests).
+    pub id_file: Option<PathBuf>,
+    /// Whether `evaluate_browser` may run scripts in pages.
+    pub allow_evaluate: bool,
+    /// Default deadline of one observation.
+    pub observe_timeout: Duration,
+    /// Default deadline of one `act_ui` call (steps + successor observation).
+    pub act_timeout: Duration,
+    /// Largest image sent to a model (never enlarged).
+    pub image_max: (u32, u32),
+    /// Node lines in a first view.
+    pub outline_lines: usize,
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        ServiceConfig {
+            state_capacity: uidriver_core::store::DEFAULT_CAPACITY,
+            id_file: None,
+            allow_evaluate: false,
+            observe_timeout: Duration::from_secs(8),
+            act_timeout: Duration::from_secs(30),
+            image_max: (1366, 768),
+            outline_lines: 150,
+        }
+    }
+}
+
+/// The stateful service behind every transport.
+pub struct Service {
+    backends: Vec<Arc<dyn Backend>>,
+    unavailable: Vec<(String, Error)>,
+    store: StateStore,
+    roots: RootRegistry,
+    lanes: Lanes,
+    input: InputLock,
+    ids: Mutex<ids_file::IdFile>,
+    config: ServiceConfig,
+}
+
+impl Service {
+    /// A service over `backends`; `unavailable` names backends that failed to start and why
+    /// (calls that need them answer `backend_unavailable` with that reason).
+    pub fn new(
+        backends: Vec<Arc<dyn Backend>>,
+        unavailable: Vec<(String, Error)>,
+        config: ServiceConfig,
+    ) -> Self {
+        let (ids, first) = ids_file::IdFile::open(config.id_file.clone());
+        Service {
+            backends,
+            unavailable,
+            store: StateStore::new(config.state_capacity, first.state),
+            roots: RootRegistry::new(first.root),
+            lanes: Lanes::new(),
+            input: InputLock::new(),
+            ids: Mutex::new(ids),
+            config,
+        }
+    }
+
+    /// Runs one tool call. Never panics on bad input: every failure is a catalogued error result.
+    pub async fn call(&self, tool: &str, args: Value) -> ToolResult {
+        let span = tracing::debug_span!("tool", tool);
+        let _enter = span.enter();
+        match tools::dispatch(self, tool, args).await {
+            Ok(r) => r,
+            Err(e) => ToolResult::error(&e),
+        }
+    }
+
+    /// The backends that failed to start, with the reason.
+    pub fn unavailable(&self) -> &[(String, Error)] {
+        &self.unavailable
+    }
+
+    /// Stops what the backends started (browsers it launched).
+    pub async fn shutdown(&self) {
+        for b in &self.backends {
+            if let Some(br) = b.browser() {
+                br.shutdown().await;
+            }
+        }
+    }
+
+    fn backend_named(&self, name: &str) -> Result<&Arc<dyn Backend>, Error> {
+        if let Some(b) = self.backends.iter().find(|b| b.name() == name) {
+            return Ok(b);
+        }
+        Err(self.unavailable_error(name))
+    }
+
+    fn unavailable_error(&self, name: &str) -> Error {
+        match self.unavailable.iter().find(|(n, _)| n == name) {
+            Some((_, e)) => e.clone(),
+            None => Error::new(
+                ErrorCode::BackendUnavailable,
+                format!("the {name} backend is not running in this daemon"),
+            ),
+        }
+    }
+
+    fn persist_ids(&self) {
+        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        ids.ensure(self.store.next_id(), self.roots.next_id());
+    }
+}

@@ -1,0 +1,1035 @@
+//! The [`Sandbox`] handle: starts Xvfb, a private D-Bus session bus, the AT-SPI bus and openbox
+//! (each in its own session, with a private env), records every process in the state directory's
+//! manifest, launches apps inside it, waits for their windows on the AT-SPI registry, and stops
+//! exactly what it started.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tracing::{debug, info, warn};
+
+use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
+use crate::stop::{self, StopReport};
+use crate::{dbus, procfs, roles, x11, SandboxConfig, SandboxError};
+use crate::{BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR, STATE_DIR_PREFIX};
+
+/// Display numbers tried after `display_min`.
+const DISPLAY_TRIES: u32 = 100;
+/// Poll interval while waiting for a component.
+const POLL: Duration = Duration::from_millis(50);
+/// Longest usable `sun_path` of a unix socket (108 bytes including the NUL).
+const MAX_SOCKET_PATH: usize = 107;
+/// The longest socket path below the state dir (the a11y bus, display number up to 5 digits).
+const LONGEST_SOCKET_SUFFIX: &str = "/runtime/at-spi/bus_65535";
+
+/// Variables of the parent never passed on: they point at the user's own display and buses.
+const REMOVED_PARENT_VARS: &[&str] = &[
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "WAYLAND_SOCKET",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_STARTER_ADDRESS",
+    "DBUS_STARTER_BUS_TYPE",
+    "AT_SPI_BUS_ADDRESS",
+    "SESSION_MANAGER",
+    "XAUTHORITY",
+    "NO_AT_BRIDGE",
+    SANDBOX_ID_VAR,
+];
+
+/// Where the AT-SPI bus launcher lives on Debian/Ubuntu/Fedora.
+const LAUNCHER_PATHS: &[&str] = &[
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+    "/usr/lib/at-spi-bus-launcher",
+];
+
+/// Where an app's AT-SPI registration was found by [`Sandbox::wait_for_app_window`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AppWindow {
+    /// Unique name of the app's connection on the a11y bus (e.g. `:1.12`).
+    pub bus_name: String,
+    /// Pid owning that connection (the awaited pid or one of its descendants).
+    pub pid: u32,
+    /// Object path of the first child of the app root with `STATE_SHOWING`.
+    pub window_path: String,
+    /// Time from the call until the window was seen.
+    pub waited: Duration,
+}
+
+/// A running isolated desktop. Dropping it stops everything it started (best effort), unless it
+/// was [`detach`](Sandbox::detach)ed; a handle from [`attach`](Sandbox::attach) never stops on
+/// drop (call [`stop`](Sandbox::stop) explicitly).
+#[derive(Debug)]
+pub struct Sandbox {
+    state_dir: PathBuf,
+    display: String,
+    env: Vec<(String, String)>,
+    manifest: Mutex<Manifest>,
+    children: Mutex<Vec<Child>>,
+    setsid: Option<PathBuf>,
+    stop_on_drop: bool,
+    keep_state_dir: bool,
+    finished: bool,
+}
+
+impl Sandbox {
+    /// Starts Xvfb, the session bus, the AT-SPI bus (+ registry) and, if configured, openbox.
+    /// Blocks until all are ready. On failure everything already started is stopped again and
+    /// the state directory is kept for its logs.
+    pub fn start(cfg: SandboxConfig) -> Result<Sandbox, SandboxError> {
+        let t0 = Instant::now();
+        validate(&cfg)?;
+        let bins = Binaries::find(cfg.window_manager)?;
+        let (state_dir, owned, id) = prepare_state_dir(cfg.state_dir.as_deref())?;
+        // The longest socket inside is the a11y bus: STATE/runtime/at-spi/bus_DISPLAY.
+        if state_dir.as_os_str().len() + LONGEST_SOCKET_SUFFIX.len() > MAX_SOCKET_PATH {
+            if owned {
+                let _ = std::fs::remove_dir(&state_dir);
+            }
+            return Err(SandboxError::InvalidArgument(format!(
+                "state dir {} is too long for the unix sockets inside it",
+                state_dir.display()
+            )));
+        }
+        let manifest = Manifest {
+            format: MANIFEST_FORMAT,
+            state_dir: state_dir.clone(),
+            owned_state_dir: owned,
+            display: String::new(),
+            display_number: 0,
+            marker: id,
+            env: Vec::new(),
+            processes: Vec::new(),
+        };
+        let mut sb = Sandbox {
+            state_dir,
+            display: String::new(),
+            env: Vec::new(),
+            manifest: Mutex::new(manifest),
+            children: Mutex::new(Vec::new()),
+            setsid: bins.setsid.clone(),
+            stop_on_drop: true,
+            keep_state_dir: false,
+            finished: false,
+        };
+        match sb.boot(&cfg, &bins) {
+            Ok(()) => {
+                info!(display = %sb.display, state_dir = %sb.state_dir.display(),
+                      ms = t0.elapsed().as_millis() as u64, "sandbox started");
+                Ok(sb)
+            }
+            Err(e) => {
+                warn!(error = %e, state_dir = %sb.state_dir.display(),
+                      "sandbox startup failed; stopping what was started (logs kept)");
+                sb.keep_state_dir = true;
+                drop(sb);
+                Err(e)
+            }
+        }
+    }
+
+    /// Reloads a sandbox from its state directory (written by `start`), e.g. in another process
+    /// for `sandbox env` / `sandbox stop`. The handle does not stop the sandbox on drop.
+    pub fn attach(state_dir: &Path) -> Result<Sandbox, SandboxError> {
+        let m = Manifest::load(state_dir)?;
+        Ok(Sandbox {
+            state_dir: m.state_dir.clone(),
+            display: m.display.clone(),
+            env: m.env.clone(),
+            manifest: Mutex::new(m),
+            children: Mutex::new(Vec::new()),
+            setsid: which("setsid"),
+            stop_on_drop: false,
+            keep_state_dir: false,
+            finished: false,
+        })
+    }
+
+    /// The environment for programs in the sandbox: `DISPLAY`, `DBUS_SESSION_BUS_ADDRESS`,
+    /// `AT_SPI_BUS_ADDRESS`, `XDG_RUNTIME_DIR`, the accessibility switches, a private `HOME` and
+    /// XDG base dirs, and `UIDRIVER_SANDBOX_DIR` (the state dir). Also in the `env` file.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// Value of one variable of [`env`](Sandbox::env).
+    pub fn env_var(&self, key: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The X display, e.g. `:99`.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// The state directory (manifest, env file, logs, private home and runtime dir).
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// Every process recorded so far, in start order.
+    pub fn processes(&self) -> Vec<ProcessRecord> {
+        self.lock_manifest().processes.clone()
+    }
+
+    /// A copy of the manifest as saved in the state dir.
+    pub fn manifest(&self) -> Manifest {
+        self.lock_manifest().clone()
+    }
+
+    /// True while Xvfb, the session bus, the AT-SPI bus launcher and (if started) the window
+    /// manager are all still the processes that were recorded.
+    pub fn is_alive(&self) -> bool {
+        let m = self.lock_manifest();
+        let infra: Vec<&ProcessRecord> = m
+            .processes
+            .iter()
+            .filter(|p| roles::INFRASTRUCTURE.contains(&p.role.as_str()))
+            .collect();
+        !infra.is_empty()
+            && infra
+                .iter()
+                .all(|p| procfs::alive_same(p.pid, p.start_time))
+    }
+
+    /// True if an EWMH window manager currently owns the root window (`_NET_SUPPORTING_WM_CHECK`).
+    pub fn window_manager_ready(&self) -> Result<bool, SandboxError> {
+        x11::ewmh_wm_present(&self.display)
+    }
+
+    /// Starts `argv` in the sandbox env, in its own session, stdout/stderr to
+    /// `app-N-NAME.log` in the state dir, stdin from /dev/null; records it for `stop`.
+    pub fn spawn(&self, argv: &[String]) -> Result<u32, SandboxError> {
+        let (prog, args) = argv
+            .split_first()
+            .ok_or_else(|| SandboxError::InvalidArgument("empty argv".into()))?;
+        let path = resolve(prog)?;
+        let n = self
+            .lock_manifest()
+            .processes
+            .iter()
+            .filter(|p| p.role == roles::APP)
+            .count()
+            + 1;
+        let base: String = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or("app")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let env = self.env.clone();
+        let pid = self.spawn_component(
+            roles::APP,
+            &path,
+            args,
+            &format!("app-{n}-{base}.log"),
+            &env,
+        )?;
+        info!(pid, argv = ?argv, "spawned app in sandbox");
+        Ok(pid)
+    }
+
+    /// Runs `argv` in the sandbox env with inherited stdio and waits for it.
+    pub fn run(&self, argv: &[String]) -> Result<ExitStatus, SandboxError> {
+        let (prog, args) = argv
+            .split_first()
+            .ok_or_else(|| SandboxError::InvalidArgument("empty argv".into()))?;
+        let path = resolve(prog)?;
+        let mut cmd = Command::new(&path);
+        cmd.args(args);
+        self.apply_env(&mut cmd, &self.env);
+        cmd.status()
+            .map_err(|e| SandboxError::io(format!("running {}", path.display()), e))
+    }
+
+    /// Waits until an application whose a11y-bus connection belongs to `pid` (or to a
+    /// descendant / session member of it) is a child of the AT-SPI registry root and has a child
+    /// (a window) with `STATE_SHOWING`.
+    pub fn wait_for_app_window(
+        &self,
+        pid: u32,
+        timeout: Duration,
+    ) -> Result<AppWindow, SandboxError> {
+        let addr = self
+            .env_var("AT_SPI_BUS_ADDRESS")
+            .ok_or_else(|| {
+                SandboxError::InvalidArgument("sandbox has no AT_SPI_BUS_ADDRESS".into())
+            })?
+            .to_string();
+        dbus::block_on(move || async move {
+            let t0 = Instant::now();
+            let conn = dbus::connect(&addr).await?;
+            let mut detail = String::from("no matching application on the AT-SPI registry");
+            // Bound the whole wait, including D-Bus calls to an app that stopped answering.
+            let search = find_app_window(&conn, pid, t0, timeout, &mut detail);
+            match tokio::time::timeout(timeout + Duration::from_millis(500), search).await {
+                Ok(Ok(Some(w))) => Ok(w),
+                Ok(Err(e)) => Err(e),
+                Ok(Ok(None)) | Err(_) => Err(SandboxError::AppWindowTimeout {
+                    pid,
+                    waited: t0.elapsed(),
+                    detail,
+                }),
+            }
+        })
+    }
+
+    /// Stops everything: apps, window manager, AT-SPI, session bus, Xvfb (reverse start order),
+    /// with descendants and session members; SIGTERM, then SIGKILL after 5 s. Removes a stale X
+    /// lock, the runtime dir, the bus socket and the manifest; an auto-created state dir is
+    /// removed entirely. Works when some (or all) processes are already gone.
+    pub fn stop(mut self) -> Result<StopReport, SandboxError> {
+        self.finished = true;
+        Ok(self.stop_now())
+    }
+
+    /// Leaves the sandbox running and returns its state dir, for [`attach`](Sandbox::attach).
+    pub fn detach(mut self) -> PathBuf {
+        self.finished = true;
+        info!(state_dir = %self.state_dir.display(), "sandbox detached");
+        self.state_dir.clone()
+    }
+
+    fn stop_now(&mut self) -> StopReport {
+        let m = self.lock_manifest().clone();
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        stop::stop_all(&m, &mut children, self.keep_state_dir)
+    }
+
+    fn lock_manifest(&self) -> MutexGuard<'_, Manifest> {
+        self.manifest.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Brings the components up one after the other.
+    fn boot(&mut self, cfg: &SandboxConfig, bins: &Binaries) -> Result<(), SandboxError> {
+        let dir = self.state_dir.clone();
+        let runtime = dir.join(RUNTIME_DIR);
+        make_private_dir(&runtime)?;
+        let home = dir.join("home");
+        let xdg = [
+            ("XDG_CONFIG_HOME", home.join(".config")),
+            ("XDG_CACHE_HOME", home.join(".cache")),
+            ("XDG_DATA_HOME", home.join(".local/share")),
+            ("XDG_STATE_HOME", home.join(".local/state")),
+        ];
+        make_private_dir(&home)?;
+        for (_, d) in &xdg {
+            std::fs::create_dir_all(d)
+                .map_err(|e| SandboxError::io(format!("creating {}", d.display()), e))?;
+        }
+        let path_str = |p: &Path| p.to_string_lossy().into_owned();
+        let mut env: Vec<(String, String)> = vec![
+            ("XDG_RUNTIME_DIR".into(), path_str(&runtime)),
+            ("XDG_SESSION_TYPE".into(), "x11".into()),
+            ("GDK_BACKEND".into(), "x11".into()),
+            ("NO_AT_BRIDGE".into(), "0".into()),
+            ("ACCESSIBILITY_ENABLED".into(), "1".into()),
+            ("QT_ACCESSIBILITY".into(), "1".into()),
+            ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".into(), "1".into()),
+            ("GSETTINGS_BACKEND".into(), "memory".into()),
+            ("GTK_A11Y".into(), "atspi".into()),
+            ("HOME".into(), path_str(&home)),
+        ];
+        env.extend(xdg.iter().map(|(k, d)| (k.to_string(), path_str(d))));
+        env.push((SANDBOX_DIR_VAR.into(), path_str(&dir)));
+
+        // 1. X server.
+        let n = self.start_xvfb(cfg, &bins.xvfb, &env)?;
+        self.display = format!(":{n}");
+        env.insert(0, ("DISPLAY".into(), self.display.clone()));
+        {
+            let mut m = self.lock_manifest();
+            m.display = self.display.clone();
+            m.display_number = n;
+            m.env = env.clone();
+            m.save()?;
+        }
+
+        // 2 + 3. Session bus, AT-SPI bus and registry.
+        let session_addr = format!(
+            "unix:path={}",
+            dbus_escape(&path_str(&dir.join(BUS_SOCKET)))
+        );
+        let (a11y_addr, launcher_pid) = self.start_buses(cfg, bins, &session_addr, &mut env)?;
+        env.insert(2, ("AT_SPI_BUS_ADDRESS".into(), a11y_addr));
+        let table = procfs::table();
+        for p in procfs::descendants(&table, launcher_pid) {
+            if !self.lock_manifest().processes.iter().any(|r| r.pid == p) {
+                self.record(roles::AT_SPI_CHILD, p, Vec::new(), None)?;
+            }
+        }
+        {
+            let mut m = self.lock_manifest();
+            m.env = env.clone();
+            m.save()?;
+        }
+        self.env = env;
+
+        // 4. Window manager.
+        if let Some(openbox) = &bins.openbox {
+            let env = self.env.clone();
+            let log = "openbox.log";
+            let pid =
+                self.spawn_component(roles::WM, openbox, &["--sm-disable".to_string()], log, &env)?;
+            let display = self.display.clone();
+            self.wait_until("openbox (EWMH)", pid, log, cfg.startup_timeout, || {
+                x11::ewmh_wm_present(&display).unwrap_or(false)
+            })?;
+            debug!(pid, "openbox ready");
+        }
+        Ok(())
+    }
+
+    /// Starts Xvfb on the first free display >= `display_min`; returns the display number.
+    fn start_xvfb(
+        &self,
+        cfg: &SandboxConfig,
+        xvfb: &Path,
+        env: &[(String, String)],
+    ) -> Result<u32, SandboxError> {
+        let last = cfg.display_min.saturating_add(DISPLAY_TRIES - 1);
+        for n in cfg.display_min..=last {
+            if !x11::display_free(n) {
+                continue;
+            }
+            let display = format!(":{n}");
+            let args: Vec<String> = [
+                display.as_str(),
+                "-screen",
+                "0",
+                &format!("{}x{}x{}", cfg.width, cfg.height, cfg.depth),
+                "-dpi",
+                "96",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+                "+extension",
+                "XTEST",
+                "+extension",
+                "RANDR",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            let log = "xvfb.log";
+            let pid = self.spawn_component(roles::XVFB, xvfb, &args, log, env)?;
+            let deadline = Instant::now() + cfg.startup_timeout;
+            loop {
+                if procfs::lock_file_pid(&x11::lock_path(n)) == Some(pid)
+                    && x11::server_answers(&display)
+                {
+                    debug!(pid, display = %format_args!(":{n}"), "Xvfb ready");
+                    return Ok(n);
+                }
+                if !procfs::alive(pid) {
+                    let tail = log_tail(&self.state_dir.join(log));
+                    self.forget(pid);
+                    let lost_race = [
+                        "already active",
+                        "listening sockets",
+                        "server already running",
+                    ]
+                    .iter()
+                    .any(|s| tail.contains(s))
+                        || !x11::display_free(n);
+                    if lost_race {
+                        debug!(display = n, "display taken meanwhile; trying the next one");
+                        break;
+                    }
+                    return Err(SandboxError::ComponentDied {
+                        component: "Xvfb".into(),
+                        pid,
+                        log: self.state_dir.join(log),
+                        log_tail: tail,
+                    });
+                }
+                if Instant::now() >= deadline {
+                    return Err(SandboxError::StartupTimeout {
+                        what: format!("Xvfb {display}"),
+                        waited: cfg.startup_timeout,
+                    });
+                }
+                std::thread::sleep(POLL);
+            }
+        }
+        Err(SandboxError::NoFreeDisplay {
+            from: cfg.display_min,
+            to: last,
+        })
+    }
+
+    /// Starts the session dbus-daemon and the AT-SPI bus launcher, activates the registry;
+    /// returns the a11y bus address and the launcher's pid. Adds the session address to `env`.
+    fn start_buses(
+        &self,
+        cfg: &SandboxConfig,
+        bins: &Binaries,
+        session_addr: &str,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<(String, u32), SandboxError> {
+        let timeout = cfg.startup_timeout;
+        let args = vec![
+            "--session".to_string(),
+            "--nofork".into(),
+            "--nopidfile".into(),
+            format!("--address={session_addr}"),
+        ];
+        let bus_log = "session-bus.log";
+        let bus_pid =
+            self.spawn_component(roles::SESSION_BUS, &bins.dbus_daemon, &args, bus_log, env)?;
+        env.insert(
+            1,
+            ("DBUS_SESSION_BUS_ADDRESS".into(), session_addr.to_string()),
+        );
+        let env_now = env.clone();
+        let launcher = bins.launcher.clone();
+        dbus::block_on(|| async move {
+            let session = self
+                .poll_async("session dbus-daemon", bus_pid, bus_log, timeout, || {
+                    let a = session_addr.to_string();
+                    async move { dbus::connect(&a).await.ok() }
+                })
+                .await?;
+            debug!(pid = bus_pid, "session bus ready");
+
+            let args = vec!["--launch-immediately".to_string(), "--a11y=1".into()];
+            let at_log = "at-spi.log";
+            let launcher_pid =
+                self.spawn_component(roles::AT_SPI_LAUNCHER, &launcher, &args, at_log, &env_now)?;
+            // Poll NameHasOwner, not GetAddress: calling org.a11y.Bus before the launcher owns
+            // the name would make the bus auto-activate a second launcher.
+            self.poll_async(
+                "at-spi-bus-launcher (org.a11y.Bus)",
+                launcher_pid,
+                at_log,
+                timeout,
+                || {
+                    let s = session.clone();
+                    async move {
+                        matches!(
+                            dbus::name_has_owner(&s, dbus::A11Y_BUS_NAME).await,
+                            Ok(true)
+                        )
+                        .then_some(())
+                    }
+                },
+            )
+            .await?;
+            match dbus::unix_pid(&session, dbus::A11Y_BUS_NAME).await {
+                Ok(owner) if owner != launcher_pid => {
+                    warn!(
+                        owner,
+                        launcher_pid, "org.a11y.Bus is owned by an unexpected process"
+                    )
+                }
+                Err(e) => warn!(error = %e, "could not check the owner of org.a11y.Bus"),
+                Ok(_) => {}
+            }
+            let a11y_addr = dbus::a11y_address(&session).await?;
+            let a11y = self
+                .poll_async("AT-SPI bus", launcher_pid, at_log, timeout, || {
+                    let a = a11y_addr.clone();
+                    async move { dbus::connect(&a).await.ok() }
+                })
+                .await?;
+            if let Err(e) = dbus::start_service(&a11y, dbus::REGISTRY_NAME).await {
+                debug!(error = %e, "StartServiceByName(registry)");
+            }
+            self.poll_async("at-spi2-registryd", launcher_pid, at_log, timeout, || {
+                let c = a11y.clone();
+                async move {
+                    matches!(
+                        dbus::name_has_owner(&c, dbus::REGISTRY_NAME).await,
+                        Ok(true)
+                    )
+                    .then_some(())
+                }
+            })
+            .await?;
+            // registryd is D-Bus-activated and double-forks away from the a11y dbus-daemon
+            // (it stays in the launcher's session): record it by the pid owning its name.
+            match dbus::unix_pid(&a11y, dbus::REGISTRY_NAME).await {
+                Ok(pid) => self.record(roles::AT_SPI_CHILD, pid, Vec::new(), None)?,
+                Err(e) => warn!(error = %e, "could not get the registry's pid"),
+            }
+            debug!(%a11y_addr, launcher_pid, "AT-SPI bus and registry ready");
+            Ok((a11y_addr, launcher_pid))
+        })
+    }
+
+    /// Polls `probe` until it yields a value, failing if `pid` dies or `timeout` passes.
+    async fn poll_async<T, F, Fut>(
+        &self,
+        what: &str,
+        pid: u32,
+        log: &str,
+        timeout: Duration,
+        mut probe: F,
+    ) -> Result<T, SandboxError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+    {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(v) = probe().await {
+                return Ok(v);
+            }
+            self.check_startup(what, pid, log, deadline, timeout)?;
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Polls `ready` until true, failing if `pid` dies or `timeout` passes.
+    fn wait_until(
+        &self,
+        what: &str,
+        pid: u32,
+        log: &str,
+        timeout: Duration,
+        mut ready: impl FnMut() -> bool,
+    ) -> Result<(), SandboxError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if ready() {
+                return Ok(());
+            }
+            self.check_startup(what, pid, log, deadline, timeout)?;
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn check_startup(
+        &self,
+        what: &str,
+        pid: u32,
+        log: &str,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<(), SandboxError> {
+        if !procfs::alive(pid) {
+            let log = self.state_dir.join(log);
+            return Err(SandboxError::ComponentDied {
+                component: what.to_string(),
+                pid,
+                log_tail: log_tail(&log),
+                log,
+            });
+        }
+        if Instant::now() >= deadline {
+            return Err(SandboxError::StartupTimeout {
+                what: what.to_string(),
+                waited: timeout,
+            });
+        }
+        Ok(())
+    }
+
+    /// Spawns `program args` in its own session with `env`, output to `log_name`; records it.
+    fn spawn_component(
+        &self,
+        role: &str,
+        program: &Path,
+        args: &[String],
+        log_name: &str,
+        env: &[(String, String)],
+    ) -> Result<u32, SandboxError> {
+        let log_path = self.state_dir.join(log_name);
+        let log = File::create(&log_path)
+            .map_err(|e| SandboxError::io(format!("creating {}", log_path.display()), e))?;
+        let log2 = log
+            .try_clone()
+            .map_err(|e| SandboxError::io(format!("duplicating {}", log_path.display()), e))?;
+        let mut cmd = match &self.setsid {
+            // The freshly spawned util-linux setsid is not a process-group leader, so it calls
+            // setsid() and execs the program in place: the pid we get is the program's.
+            Some(setsid) => {
+                let mut c = Command::new(setsid);
+                c.arg(program);
+                c
+            }
+            None => {
+                let mut c = Command::new(program);
+                c.process_group(0);
+                c
+            }
+        };
+        cmd.args(args).stdin(Stdio::null()).stdout(log).stderr(log2);
+        self.apply_env(&mut cmd, env);
+        let child = cmd
+            .spawn()
+            .map_err(|e| SandboxError::io(format!("starting {}", program.display()), e))?;
+        let pid = child.id();
+        {
+            let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+            stop::reap(&mut children); // do not let exited apps linger as zombies
+            children.push(child);
+        }
+        if self.setsid.is_some() {
+            // Let setsid exec the program so the recorded comm is the program's (cosmetic).
+            let deadline = Instant::now() + Duration::from_millis(200);
+            while procfs::stat(pid).is_some_and(|s| s.comm == "setsid" && s.is_alive())
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let mut argv = vec![program.to_string_lossy().into_owned()];
+        argv.extend(args.iter().cloned());
+        self.record(role, pid, argv, Some(log_path))?;
+        debug!(role, pid, program = %program.display(), "spawned");
+        Ok(pid)
+    }
+
+    fn apply_env(&self, cmd: &mut Command, env: &[(String, String)]) {
+        for k in REMOVED_PARENT_VARS {
+            cmd.env_remove(k);
+        }
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
+        cmd.env(SANDBOX_ID_VAR, &self.lock_manifest().marker);
+    }
+
+    /// Adds a process to the manifest and saves it.
+    fn record(
+        &self,
+        role: &str,
+        pid: u32,
+        argv: Vec<String>,
+        log: Option<PathBuf>,
+    ) -> Result<(), SandboxError> {
+        let st = procfs::stat(pid);
+        let mut m = self.lock_manifest();
+        m.processes.push(ProcessRecord {
+            role: role.to_string(),
+            comm: st.as_ref().map(|s| s.comm.clone()).unwrap_or_default(),
+            pid,
+            start_time: st.map(|s| s.start_time).unwrap_or(0),
+            argv,
+            log,
+        });
+        // Refresh comms recorded before exec finished (setsid -> program).
+        for p in m.processes.iter_mut() {
+            if let Some(s) = procfs::stat(p.pid) {
+                if s.start_time == p.start_time {
+                    p.comm = s.comm;
+                }
+            }
+        }
+        m.save()
+    }
+
+    /// Drops the record of (and reaps) a child that exited during startup.
+    fn forget(&self, pid: u32) {
+        self.lock_manifest().processes.retain(|p| p.pid != pid);
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        children.retain_mut(|c| {
+            if c.id() == pid {
+                let _ = c.wait();
+                false
+            } else {
+                true
+            }
+        });
+    }
+}
+
+/// The polling loop of [`Sandbox::wait_for_app_window`]: `Ok(None)` once `timeout` has passed.
+async fn find_app_window(
+    conn: &zbus::Connection,
+    pid: u32,
+    t0: Instant,
+    timeout: Duration,
+    detail: &mut String,
+) -> Result<Option<AppWindow>, SandboxError> {
+    // Processes that count as "the app": pid, its descendants (accumulated, so children that
+    // outlive a forking launcher stay matched) and members of the session/group it leads.
+    let mut tracked: HashSet<u32> = HashSet::from([pid]);
+    let mut pid_of: HashMap<String, Option<u32>> = HashMap::new();
+    loop {
+        let table = procfs::table();
+        let snapshot: Vec<u32> = tracked.iter().copied().collect();
+        for t in snapshot {
+            tracked.extend(procfs::descendants(&table, t));
+        }
+        tracked.extend(
+            table
+                .iter()
+                .filter(|s| s.session == pid || s.pgrp == pid)
+                .map(|s| s.pid),
+        );
+        if !table
+            .iter()
+            .any(|s| tracked.contains(&s.pid) && s.is_alive())
+        {
+            return Err(SandboxError::AppExited { pid });
+        }
+        let apps = dbus::children(conn, dbus::REGISTRY_NAME, dbus::ROOT_PATH)
+            .await
+            .unwrap_or_default();
+        for (bus, path) in apps {
+            let app_pid = match pid_of.get(&bus) {
+                Some(p) => *p,
+                None => {
+                    let p = dbus::unix_pid(conn, &bus).await.ok();
+                    pid_of.insert(bus.clone(), p);
+                    p
+                }
+            };
+            let Some(app_pid) = app_pid else { continue };
+            if !(tracked.contains(&app_pid) || procfs::is_self_or_ancestor(pid, app_pid)) {
+                continue;
+            }
+            let windows = dbus::children(conn, &bus, path.as_str())
+                .await
+                .unwrap_or_default();
+            *detail = format!(
+                "registered as {bus} (pid {app_pid}) with {} top-level children, none showing",
+                windows.len()
+            );
+            for (wbus, wpath) in windows {
+                let states = dbus::state(conn, &wbus, wpath.as_str())
+                    .await
+                    .unwrap_or_default();
+                if dbus::has_state(&states, dbus::STATE_SHOWING) {
+                    let waited = t0.elapsed();
+                    debug!(pid, app_pid, %bus, ms = waited.as_millis() as u64, "app window showing");
+                    return Ok(Some(AppWindow {
+                        bus_name: bus,
+                        pid: app_pid,
+                        window_path: wpath.to_string(),
+                        waited,
+                    }));
+                }
+            }
+        }
+        if t0.elapsed() >= timeout {
+            return Ok(None);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if self.stop_on_drop && !self.finished {
+            self.finished = true;
+            let report = self.stop_now();
+            debug!(?report, "sandbox stopped on drop");
+        }
+    }
+}
+
+/// Programs the sandbox needs, resolved up front so a missing package fails fast.
+#[derive(Debug, Clone)]
+struct Binaries {
+    xvfb: PathBuf,
+    dbus_daemon: PathBuf,
+    launcher: PathBuf,
+    openbox: Option<PathBuf>,
+    setsid: Option<PathBuf>,
+}
+
+impl Binaries {
+    fn find(window_manager: bool) -> Result<Binaries, SandboxError> {
+        let need = |prog: &str, pkg: &str| {
+            which(prog).ok_or_else(|| SandboxError::NotInstalled {
+                program: prog.into(),
+                hint: format!("apt-get install {pkg}"),
+            })
+        };
+        let launcher = LAUNCHER_PATHS
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| is_executable(p))
+            .ok_or_else(|| SandboxError::NotInstalled {
+                program: "at-spi-bus-launcher".into(),
+                hint: "apt-get install at-spi2-core".into(),
+            })?;
+        let setsid = which("setsid");
+        if setsid.is_none() {
+            warn!(
+                "setsid (util-linux) not found; sandbox processes get their own process group only"
+            );
+        }
+        Ok(Binaries {
+            xvfb: need("Xvfb", "xvfb")?,
+            dbus_daemon: need("dbus-daemon", "dbus")?,
+            launcher,
+            openbox: if window_manager {
+                Some(need("openbox", "openbox")?)
+            } else {
+                None
+            },
+            setsid,
+        })
+    }
+}
+
+fn validate(cfg: &SandboxConfig) -> Result<(), SandboxError> {
+    if cfg.width == 0 || cfg.height == 0 {
+        return Err(SandboxError::InvalidArgument(
+            "screen size must be non-zero".into(),
+        ));
+    }
+    if ![8, 15, 16, 24, 30, 32].contains(&cfg.depth) {
+        return Err(SandboxError::InvalidArgument(format!(
+            "unsupported depth {}",
+            cfg.depth
+        )));
+    }
+    if cfg.display_min > 60000 {
+        return Err(SandboxError::InvalidArgument(
+            "display_min too large".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates (or reuses) the state dir. Returns (dir, created-by-us, unique id).
+fn prepare_state_dir(named: Option<&Path>) -> Result<(PathBuf, bool, String), SandboxError> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let id = format!("{}-{:x}", std::process::id(), nanos);
+    if let Some(dir) = named {
+        let dir = absolute(dir)?;
+        if dir.join(MANIFEST_FILE).exists() {
+            let old = Sandbox::attach(&dir)?;
+            if old.is_alive() {
+                return Err(SandboxError::AlreadyRunning { state_dir: dir });
+            }
+            info!(state_dir = %dir.display(), "stale sandbox state found; stopping its leftovers");
+            old.stop()?;
+        }
+        make_private_dir(&dir)?;
+        return Ok((dir, false, id));
+    }
+    let tmp = absolute(&std::env::temp_dir())?;
+    for attempt in 0..100u32 {
+        let dir = tmp.join(format!("{STATE_DIR_PREFIX}{id}-{attempt}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {
+                set_mode_700(&dir)?;
+                return Ok((dir, true, id));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(SandboxError::io(format!("creating {}", dir.display()), e)),
+        }
+    }
+    Err(SandboxError::InvalidArgument(format!(
+        "could not create a state dir in {}",
+        tmp.display()
+    )))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, SandboxError> {
+    std::path::absolute(p).map_err(|e| SandboxError::io(format!("resolving {}", p.display()), e))
+}
+
+fn make_private_dir(dir: &Path) -> Result<(), SandboxError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SandboxError::io(format!("creating {}", dir.display()), e))?;
+    set_mode_700(dir)
+}
+
+fn set_mode_700(dir: &Path) -> Result<(), SandboxError> {
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| SandboxError::io(format!("chmod 700 {}", dir.display()), e))
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Looks `prog` up on `PATH` (or checks it directly if it contains a `/`).
+fn which(prog: &str) -> Option<PathBuf> {
+    if prog.contains('/') {
+        let p = PathBuf::from(prog);
+        return is_executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(prog))
+        .find(|p| is_executable(p))
+}
+
+fn resolve(prog: &str) -> Result<PathBuf, SandboxError> {
+    which(prog).ok_or_else(|| SandboxError::NotInstalled {
+        program: prog.into(),
+        hint: "not on PATH".into(),
+    })
+}
+
+/// Escapes a value for a D-Bus address (`unix:path=...`).
+fn dbus_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_/.\\*".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02x}")
+            }
+        })
+        .collect()
+}
+
+/// The last lines of a log file (for error messages).
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_dbus_addresses() {
+        assert_eq!(dbus_escape("/tmp/a b/s-1_x.y"), "/tmp/a%20b/s-1_x.y");
+        assert_eq!(dbus_escape("/x=,;"), "/x%3d%2c%3b");
+    }
+
+    #[test]
+    fn sandbox_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Sandbox>();
+    }
+
+    #[test]
+    fn which_finds_sh() {
+        assert!(which("sh").is_some());
+        assert!(which("definitely-not-a-program-uidriver").is_none());
+    }
+
+    #[test]
+    fn rejects_bad_config() {
+        let cfg = SandboxConfig {
+            depth: 7,
+            ..SandboxConfig::default()
+        };
+        assert!(matches!(
+            validate(&cfg),
+            Err(SandboxError::InvalidArgument(_))
+        ));
+    }
+}

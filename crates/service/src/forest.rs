@@ -1,0 +1,144 @@
+//! The forest of roots across backends: listing them all (each backend bounded by the deadline,
+//! so one stuck backend cannot stall the others), giving each a stable `@rN`, and pairing a
+//! Chromium window seen over AT-SPI/X11 with the same page seen over CDP.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use uidriver_core::{Deadline, Error, ErrorCode, RootInfo, RootKind, RootRef};
+
+use crate::Service;
+
+/// One listed root.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Its ref.
+    pub r: RootRef,
+    /// What the backend said.
+    pub info: RootInfo,
+    /// Another root showing the same surface.
+    pub same_as: Option<RootRef>,
+}
+
+impl Service {
+    /// Lists every backend's roots. Backends that fail or run out of time are reported in the
+    /// second value instead of failing the call.
+    pub(crate) async fn list_roots(&self, deadline: Deadline) -> (Vec<Listed>, Vec<String>) {
+        let calls = self.backends.iter().map(|b| async move {
+            let r = tokio::time::timeout(deadline.remaining(), b.list_roots(deadline)).await;
+            (b.name(), r)
+        });
+        let mut issues: Vec<String> = self
+            .unavailable
+            .iter()
+            .map(|(n, e)| format!("{n} backend unavailable: {}", e.message))
+            .collect();
+        let mut all = Vec::new();
+        for (name, r) in join_all(calls).await {
+            match r {
+                Ok(Ok(list)) => all.extend(list),
+                Ok(Err(e)) => issues.push(format!("{name}: {e}")),
+                Err(_) => issues.push(format!("{name}: listing timed out; its roots are missing")),
+            }
+        }
+        let mut listed: Vec<Listed> = all
+            .into_iter()
+            .map(|info| Listed {
+                r: self.roots.register(info.clone()),
+                info,
+                same_as: None,
+            })
+            .collect();
+        pair_browser_windows(&mut listed);
+        self.persist_ids();
+        (listed, issues)
+    }
+
+    /// What is known about a root; re-lists when the registry has never seen it.
+    pub(crate) fn root_info(&self, r: RootRef) -> Result<RootInfo, Error> {
+        self.roots.get(r)
+    }
+
+    /// Re-lists roots of the backend owning `info` and returns its current description, or
+    /// `target_closed` when it is gone.
+    pub(crate) async fn refresh_root(
+        &self,
+        r: RootRef,
+        info: &RootInfo,
+        deadline: Deadline,
+    ) -> Result<RootInfo, Error> {
+        let backend = self.backend_named(&info.backend)?;
+        let list = tokio::time::timeout(
+            deadline.remaining().min(Duration::from_secs(3)),
+            backend.list_roots(deadline.cap(Duration::from_secs(3))),
+        )
+        .await
+        .map_err(|_| Error::new(ErrorCode::Timeout, "listing roots timed out"))??;
+        match list.into_iter().find(|i| i.key == info.key) {
+            Some(now) => {
+                self.roots.register(now.clone());
+                Ok(now)
+            }
+            None => Err(Error::new(
+                ErrorCode::TargetClosed,
+                format!(
+                    "{r} ({} {:?}) no longer exists",
+                    info.kind.as_str(),
+                    info.title
+                ),
+            )
+            .with_details(serde_json::json!({ "cause": "closed" }))),
+        }
+    }
+}
+
+/// A Chromium window (desktop backend) and a CDP page of the same browser process with the same
+/// title show one surface: mark each as the other's `sameAs`.
+fn pair_browser_windows(listed: &mut [Listed]) {
+    let pages: Vec<(usize, Option<u32>, String)> = listed
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.info.kind == RootKind::BrowserPage)
+        .map(|(i, l)| (i, l.info.pid, l.info.title.clone()))
+        .collect();
+    for (pi, ppid, ptitle) in pages {
+        if ptitle.is_empty() {
+            continue;
+        }
+        let window = listed.iter().position(|l| {
+            l.info.kind != RootKind::BrowserPage
+                && l.info.pid.is_some()
+                && l.info.pid == ppid
+                && l.info.title.starts_with(&ptitle)
+        });
+        if let Some(wi) = window {
+            let (wr, pr) = (listed[wi].r, listed[pi].r);
+            listed[wi].same_as = Some(pr);
+            listed[pi].same_as = Some(wr);
+        }
+    }
+}
+
+/// Ranks roots for a query: text match on title/app, then focused, modal, front-most.
+pub(crate) fn rank(listed: &mut [Listed], text: Option<&str>) {
+    let q = text.map(|t| t.trim().to_lowercase());
+    let score = |l: &Listed| -> i64 {
+        let mut s = 0i64;
+        if let Some(q) = &q {
+            let t = uidriver_core::search::text_score(&l.info.title, q) as i64;
+            let a = uidriver_core::search::text_score(&l.info.app, q) as i64;
+            s += t.max(a) * 1000;
+        }
+        if l.info.focused {
+            s += 500;
+        }
+        if l.info.modal {
+            s += 200;
+        }
+        if l.info.hidden {
+            s -= 300;
+        }
+        s + l.info.stacking.unwrap_or(0) as i64
+    };
+    listed.sort_by_key(|l| std::cmp::Reverse(score(l)));
+}

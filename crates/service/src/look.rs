@@ -1,0 +1,161 @@
+//! One look at one root, stored as a new state: the backend's snapshot, refs carried over from
+//! the root's previous state, and (in visual or fused mode) an image with OCR text fused in.
+//! Callers hold the root's lane; this file never takes one.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uidriver_core::{
+    Backend, Deadline, Error, Evidence, NewState, Node, ObserveRequest, Role, RootInfo, RootRef,
+    Snapshot, State,
+};
+
+use crate::Service;
+
+/// Which evidence an observation gathers.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Accessibility tree only.
+    Semantic,
+    /// Tree plus an image and OCR, always.
+    Visual,
+    /// Tree, plus image and OCR when the tree is poor (few or unlabeled nodes, no tree at all).
+    #[default]
+    Fused,
+}
+
+/// How a look relates to earlier states.
+pub(crate) struct LookSpec<'a> {
+    pub root: RootRef,
+    pub info: &'a RootInfo,
+    pub epoch: u64,
+    pub mode: Mode,
+    /// The state this one succeeds (act, expand), if any.
+    pub successor_of: Option<Arc<State>>,
+}
+
+impl Service {
+    /// Observes and stores. The caller holds the lane of `spec.info.resource`.
+    pub(crate) async fn look(
+        &self,
+        spec: LookSpec<'_>,
+        deadline: Deadline,
+    ) -> Result<Arc<State>, Error> {
+        let started = Instant::now();
+        let backend = self.backend_named(&spec.info.backend)?.clone();
+        let mut snapshot = if spec.info.has_tree {
+            run_observe(backend.as_ref(), spec.info, deadline).await?
+        } else {
+            bare_window(spec.info)
+        };
+        let (image, ocr) = self
+            .gather_pixels(
+                backend.as_ref(),
+                spec.info,
+                &mut snapshot,
+                spec.mode,
+                deadline,
+            )
+            .await;
+        snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let successor = spec.successor_of.is_some();
+        let previous = spec.successor_of.or_else(|| self.store.latest(spec.root));
+        let state = State::build(NewState {
+            id: self.store.allocate(),
+            root: spec.root,
+            root_info: spec.info.clone(),
+            epoch: spec.epoch,
+            snapshot,
+            image,
+            ocr,
+            previous,
+            successor,
+        });
+        let state = self.store.insert(state);
+        self.persist_ids();
+        Ok(state)
+    }
+
+    /// Captures, encodes and reads text from the root's pixels when the mode asks for it.
+    /// Failures become notes on the snapshot: a missing image never fails an observation.
+    async fn gather_pixels(
+        &self,
+        backend: &dyn Backend,
+        info: &RootInfo,
+        snapshot: &mut Snapshot,
+        mode: Mode,
+        deadline: Deadline,
+    ) -> (
+        Option<uidriver_core::ImageInfo>,
+        Vec<uidriver_core::OcrText>,
+    ) {
+        let wanted = match mode {
+            Mode::Semantic => false,
+            Mode::Visual => true,
+            Mode::Fused => !info.has_tree || crate::pixels::tree_is_poor(snapshot),
+        };
+        if !wanted {
+            return (None, vec![]);
+        }
+        match crate::pixels::capture_and_read(
+            backend,
+            info,
+            snapshot,
+            self.config.image_max,
+            deadline,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                snapshot.notes.push(format!("no image: {}", e.message));
+                (None, vec![])
+            }
+        }
+    }
+}
+
+async fn run_observe(
+    backend: &dyn Backend,
+    info: &RootInfo,
+    deadline: Deadline,
+) -> Result<Snapshot, Error> {
+    match tokio::time::timeout(
+        deadline.remaining(),
+        backend.observe(info, &ObserveRequest::default(), deadline),
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(_) => Err(Error::new(
+            uidriver_core::ErrorCode::AppUnresponsive,
+            format!(
+                "{} did not finish describing {:?} before the deadline",
+                info.app, info.title
+            ),
+        )),
+    }
+}
+
+/// A window without an accessibility tree: one node for the window itself, so the state has a
+/// root to hang OCR text on.
+fn bare_window(info: &RootInfo) -> Snapshot {
+    Snapshot {
+        nodes: vec![Node {
+            role: Role::Window,
+            native_role: "x11-window".into(),
+            name: Evidence::from_text(info.title.clone()),
+            bounds: info.bounds,
+            handle: info.key.clone(),
+            ..Node::default()
+        }],
+        complete: true,
+        notes: vec![
+            "this window exposes no accessibility tree; its content comes from its image".into(),
+        ],
+        ..Snapshot::default()
+    }
+}

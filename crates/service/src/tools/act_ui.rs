@@ -1,0 +1,436 @@
+//! `act_ui`: steps from one state, under the root's lane, with honest evidence.
+//!
+//! Order of work: validate every step and ref (nothing sent yet) → take the lane → reject a
+//! state older than the resource's epoch → note the roots of the app → check the postcondition
+//! before delivery → let the backend run the steps (it stops at the first that did not work) →
+//! bump the epoch if anything may have been delivered → wait for the postcondition or settle →
+//! observe the successor → compare roots → render steps, expect verdict, root changes and the
+//! diff (or the full view when a diff would mislead).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use uidriver_core::action::validate_steps;
+use uidriver_core::diff::{diff, full_view_reason, render_diff};
+use uidriver_core::{
+    ActRequest, Deadline, Delivery, Error, ErrorCode, Expect, ExpectVerdict, Outcome, RawStep,
+    RootInfo, RootKind, State, StateId, StepReport,
+};
+
+use crate::forest::Listed;
+use crate::look::{LookSpec, Mode};
+use crate::render::{root_json, root_line, state_json};
+use crate::tools::observe_ui::full_view;
+use crate::{Service, ToolResult};
+
+/// Arguments of `act_ui`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// The state the steps' refs and coordinates belong to.
+    pub state_id: StateId,
+    /// 1–20 steps, run in order; the batch stops at the first step that does not work.
+    pub actions: Vec<RawStep>,
+    /// A postcondition to wait for after the steps.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// Strict background policy: never move the pointer, inject keys, raise or focus a window.
+    /// Steps that need that fail with foreground_required (nothing sent).
+    #[serde(default)]
+    pub headless: bool,
+    /// Deadline for the whole call in milliseconds (default 30000, at most 120000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let steps = validate_steps(&a.actions)?;
+    if let Some(e) = &a.expect {
+        e.validate()?;
+    }
+    let timeout = match a.timeout_ms {
+        Some(t) if t > 120_000 => return Err(Error::invalid("timeoutMs", "at most 120000")),
+        Some(t) => Duration::from_millis(t.max(500)),
+        None => svc.config.act_timeout,
+    };
+    let base = svc.store.get(a.state_id)?;
+    for (i, s) in steps.iter().enumerate() {
+        for r in s.refs() {
+            base.resolve(r)
+                .map_err(|e| Error::new(e.code, format!("actions[{i}].ref: {}", e.message)))?;
+        }
+        if s.uses_points() && base.image.is_none() {
+            return Err(Error::invalid(
+                &format!("actions[{i}]"),
+                "x/y coordinates are pixels of a state's image, and this state has none",
+            )
+            .with_hint(
+                "observe_ui with mode \"visual\" and use coordinates from its image, or use a ref",
+            ));
+        }
+    }
+    if let Some(e) = &a.expect {
+        for (field, r) in [("expect.ref", e.target), ("expect.scopeRef", e.scope_ref)] {
+            if let Some(r) = r {
+                base.resolve(r)
+                    .map_err(|err| Error::new(err.code, format!("{field}: {}", err.message)))?;
+            }
+        }
+    }
+    let backend = svc.backend_named(&base.root_info.backend)?.clone();
+    let deadline = Deadline::after(timeout);
+    let info = base.root_info.clone();
+    let guard = svc.lanes.enter(&info.resource).await;
+    guard.check(base.epoch)?;
+
+    let before = app_roots(svc, &info, deadline).await;
+    let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
+    let reports = backend
+        .act(
+            ActRequest {
+                root: &info,
+                state: &base,
+                steps: &steps,
+                headless: a.headless,
+                input: &svc.input,
+            },
+            deadline,
+        )
+        .await?;
+    let delivered = reports
+        .iter()
+        .any(|r| r.delivery.delivered != Delivery::NotDelivered);
+    let epoch = if delivered {
+        guard.bump()
+    } else {
+        guard.epoch()
+    };
+    let all_worked =
+        reports.len() == steps.len() && reports.iter().all(|r| r.outcome == Outcome::Worked);
+
+    // The successor: wait for the postcondition when there is one, otherwise settle briefly.
+    let mode = if base.image.is_some() {
+        Mode::Visual
+    } else {
+        Mode::Semantic
+    };
+    let mut verdict = None;
+    let mut successor: Option<Arc<State>> = None;
+    let mut closed: Option<Error> = None;
+    if delivered {
+        let _ = tokio::time::timeout(
+            Duration::from_millis(150),
+            backend.wait_change(&info, deadline.cap(Duration::from_millis(150))),
+        )
+        .await;
+    }
+    let expect_deadline = a
+        .expect
+        .as_ref()
+        .filter(|_| all_worked)
+        .map(|e| deadline.cap(e.timeout()));
+    loop {
+        let now_info = match svc.refresh_root(base.root, &info, deadline).await {
+            Ok(i) => i,
+            Err(e) if e.code == ErrorCode::TargetClosed => {
+                closed = Some(e);
+                break;
+            }
+            Err(e) => {
+                return Err(e.delivered(if delivered {
+                    Delivery::Delivered
+                } else {
+                    Delivery::NotDelivered
+                }))
+            }
+        };
+        let s = svc
+            .look(
+                LookSpec {
+                    root: base.root,
+                    info: &now_info,
+                    epoch,
+                    mode,
+                    successor_of: Some(successor.clone().unwrap_or_else(|| base.clone())),
+                },
+                deadline,
+            )
+            .await
+            .map_err(|e| {
+                e.delivered(if delivered {
+                    Delivery::Delivered
+                } else {
+                    Delivery::NotDelivered
+                })
+            })?;
+        successor = Some(s.clone());
+        let (Some(e), Some(ed)) = (&a.expect, expect_deadline) else {
+            break;
+        };
+        if e.holds(&s) {
+            verdict = Some(if preexisting == Some(true) {
+                ExpectVerdict::Preexisting
+            } else {
+                ExpectVerdict::Verified
+            });
+            break;
+        }
+        if ed.expired() {
+            verdict = Some(ExpectVerdict::Failed);
+            break;
+        }
+        let _ = tokio::time::timeout(
+            ed.remaining(),
+            backend.wait_change(&now_info, ed.cap(Duration::from_millis(500))),
+        )
+        .await;
+    }
+    drop(guard);
+    let after = app_roots(svc, &info, Deadline::after(Duration::from_secs(3))).await;
+    Ok(render(
+        svc,
+        &a,
+        &base,
+        &reports,
+        steps.len(),
+        successor.as_deref(),
+        closed,
+        verdict,
+        &before,
+        &after,
+    ))
+}
+
+/// Roots of the same process (or the same browser target) as `info`.
+async fn app_roots(svc: &Service, info: &RootInfo, deadline: Deadline) -> Vec<Listed> {
+    let (listed, _) = svc.list_roots(deadline).await;
+    listed
+        .into_iter()
+        .filter(|l| l.info.backend == info.backend && l.info.resource == info.resource)
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render(
+    svc: &Service,
+    a: &Args,
+    base: &State,
+    reports: &[StepReport],
+    nsteps: usize,
+    successor: Option<&State>,
+    closed: Option<Error>,
+    verdict: Option<ExpectVerdict>,
+    before: &[Listed],
+    after: &[Listed],
+) -> ToolResult {
+    let mut outcome = if reports.iter().any(|r| r.outcome == Outcome::Didnt) {
+        Outcome::Didnt
+    } else if reports.len() < nsteps || reports.iter().any(|r| r.outcome == Outcome::Unknown) {
+        Outcome::Unknown
+    } else {
+        Outcome::Worked
+    };
+    let mut error: Option<Error> = reports.iter().find_map(|r| r.error.clone());
+    if verdict == Some(ExpectVerdict::Failed) {
+        outcome = Outcome::Didnt;
+        error = Some(
+            Error::new(
+                ErrorCode::PostconditionFailed,
+                format!(
+                    "expected {} within the timeout",
+                    a.expect.as_ref().map(|e| e.describe()).unwrap_or_default()
+                ),
+            )
+            .delivered(Delivery::Delivered),
+        );
+    }
+    let stopped_at = reports
+        .iter()
+        .find(|r| r.outcome != Outcome::Worked)
+        .map(|r| r.index)
+        .or_else(|| (reports.len() < nsteps).then_some(reports.len()));
+
+    // Root changes within the app.
+    let opened: Vec<&Listed> = after
+        .iter()
+        .filter(|l| !before.iter().any(|b| b.r == l.r))
+        .collect();
+    let gone: Vec<&Listed> = before
+        .iter()
+        .filter(|b| !after.iter().any(|l| l.r == b.r))
+        .collect();
+    let successors: Vec<&&Listed> = opened
+        .iter()
+        .filter(|l| !matches!(l.info.kind, RootKind::Menu | RootKind::Popover))
+        .collect();
+    let cause = closed.as_ref().map(|_| {
+        if successors.is_empty() {
+            "closed"
+        } else {
+            "replaced"
+        }
+    });
+
+    let mut text = format!("act on {} → {}", base.id, outcome.as_str());
+    match (successor, &closed) {
+        (Some(s), _) => text.push_str(&format!(" · successor {}", s.id)),
+        (None, Some(_)) => text.push_str(" · no successor: the root closed"),
+        _ => {}
+    }
+    text.push('\n');
+    for r in reports {
+        text.push_str(&step_line(r));
+        text.push('\n');
+    }
+    if let Some(i) = stopped_at {
+        if i < nsteps {
+            text.push_str(&format!(
+                "stopped at step {}: later steps were not run; observe before continuing\n",
+                i + 1
+            ));
+        }
+    }
+    if let (Some(e), Some(v)) = (&a.expect, verdict) {
+        let v = match v {
+            ExpectVerdict::Verified => "verified (became true after the steps)",
+            ExpectVerdict::Preexisting => {
+                "preexisting (was already true before the steps: proves nothing about them)"
+            }
+            ExpectVerdict::Failed => "failed: postcondition_failed",
+        };
+        text.push_str(&format!("expect {} → {v}\n", e.describe()));
+    } else if a.expect.is_some() && outcome != Outcome::Worked {
+        text.push_str("expect: not checked because a step did not work\n");
+    }
+    if let Some(cause) = cause {
+        text.push_str(&format!(
+            "target_closed (cause: {cause}): {} is gone",
+            base.root
+        ));
+        if !successors.is_empty() {
+            let list: Vec<String> = successors.iter().map(|l| l.r.to_string()).collect();
+            text.push_str(&format!("; successors: {}", list.join(", ")));
+        }
+        text.push('\n');
+    }
+    for l in &opened {
+        let front = if l.info.modal {
+            " · a modal surface is now in front"
+        } else {
+            ""
+        };
+        text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
+    }
+    for l in gone.iter().filter(|l| l.r != base.root) {
+        text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
+    }
+
+    let mut structured = json!({
+        "outcome": outcome,
+        "steps": reports,
+        "stateId": successor.map(|s| s.id.to_string()),
+        "baseStateId": base.id.to_string(),
+    });
+    if let Some(i) = stopped_at {
+        structured["stoppedAt"] = json!(i);
+    }
+    if let Some(v) = verdict {
+        structured["expect"] =
+            json!({ "verdict": v, "condition": a.expect.as_ref().map(|e| e.describe()) });
+    }
+    let changes = json!({
+        "opened": opened.iter().map(|l| root_json(l.r, &l.info, l.same_as)).collect::<Vec<Value>>(),
+        "closed": gone.iter().map(|l| root_json(l.r, &l.info, l.same_as)).collect::<Vec<Value>>(),
+    });
+    structured["rootChanges"] = changes;
+    if let Some(cause) = cause {
+        structured["targetClosed"] = json!({
+            "code": "target_closed",
+            "cause": cause,
+            "root": base.root.to_string(),
+            "successors": successors.iter().map(|l| l.r.to_string()).collect::<Vec<_>>(),
+        });
+    }
+
+    let mut images = Vec::new();
+    if let Some(s) = successor {
+        structured["successor"] = state_json(s);
+        let d = diff(base, s);
+        match full_view_reason(base, s, &d) {
+            None if d.is_empty() => text.push_str(&format!("no visible change in {}\n", s.id)),
+            None => {
+                text.push_str(&format!("changes in {} (diff from {}):\n", s.id, base.id));
+                text.push_str(&render_diff(base, s, &d));
+            }
+            Some(reason) => {
+                let why = match reason {
+                    uidriver_core::diff::FullViewReason::RootChanged => "the root changed",
+                    uidriver_core::diff::FullViewReason::LowMatch => {
+                        "too few elements kept their identity"
+                    }
+                    uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
+                };
+                text.push_str(&format!("full view ({why}):\n"));
+                let full = full_view(svc, s, None);
+                text.push_str(&full.text);
+                images = full.images;
+            }
+        }
+        structured["diff"] = json!({ "added": d.added.len(), "removed": d.removed.len(), "updated": d.updated.len() });
+    }
+    let is_error = outcome == Outcome::Didnt;
+    if let Some(e) = &error {
+        if is_error {
+            text.push_str(&crate::result::error_text(e));
+            text.push('\n');
+        }
+        structured["error"] = json!(e);
+    }
+    ToolResult {
+        text,
+        structured,
+        images,
+        is_error,
+    }
+}
+
+/// `1. press @e12 → worked · semantic-action "click" · verified: read-back (…)`.
+fn step_line(r: &StepReport) -> String {
+    let mut s = format!("{}. {}", r.index + 1, r.action);
+    if let Some(x) = r.grounding.r#ref {
+        s.push_str(&format!(" {x}"));
+    }
+    if let Some((x, y)) = r.grounding.point {
+        s.push_str(&format!(" at ({x},{y})"));
+    }
+    s.push_str(&format!(" → {}", r.outcome.as_str()));
+    if r.delivery.method != "none" {
+        s.push_str(&format!(" · via {}", r.delivery.method));
+        if let Some(d) = &r.delivery.detail {
+            s.push_str(&format!(" ({d})"));
+        }
+    }
+    match r.delivery.delivered {
+        Delivery::Delivered => {}
+        Delivery::NotDelivered => s.push_str(" · nothing sent"),
+        Delivery::Maybe => s.push_str(" · may have been delivered"),
+    }
+    match r.verification.passed {
+        Some(true) => s.push_str(&format!(" · verified: {}", r.verification.method)),
+        Some(false) => s.push_str(&format!(" · check failed: {}", r.verification.method)),
+        None if r.verification.method != "none" => {
+            s.push_str(&format!(" · unverified ({})", r.verification.method))
+        }
+        None => {}
+    }
+    if let Some(d) = &r.verification.detail {
+        s.push_str(&format!(" — {}", uidriver_core::outline::quote(d, 120)));
+    }
+    if let Some(e) = &r.error {
+        s.push_str(&format!(" · {}: {}", e.code, e.message));
+    }
+    s
+}

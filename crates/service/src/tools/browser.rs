@@ -1,0 +1,278 @@
+//! `launch_browser`, `navigate_browser`, `evaluate_browser`: browser pages as roots.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::{
+    BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation, RootInfo, RootRef,
+    StateId,
+};
+
+use crate::look::{LookSpec, Mode};
+use crate::render::{root_json, root_line};
+use crate::tools::observe_ui::full_view;
+use crate::{Service, ToolResult};
+
+/// Largest evaluation result returned, in bytes of JSON.
+const MAX_EVAL_BYTES: usize = 64 * 1024;
+
+/// Arguments of `launch_browser`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LaunchArgs {
+    /// First page (http, https or file URL).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Run without a window (default: headed when a display is available).
+    #[serde(default)]
+    pub headless: Option<bool>,
+    /// Attach to an existing browser instead, e.g. "http://127.0.0.1:9222" (never closed by uidriver).
+    #[serde(default)]
+    pub endpoint: Option<String>,
+}
+
+/// Arguments of `navigate_browser`: exactly one of url, back, forward, reload.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NavigateArgs {
+    /// The page root (or give stateId).
+    #[serde(default)]
+    pub root: Option<RootRef>,
+    /// A state of the page.
+    #[serde(default)]
+    pub state_id: Option<StateId>,
+    /// Where to go (http, https or file).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// History back.
+    #[serde(default)]
+    pub back: bool,
+    /// History forward.
+    #[serde(default)]
+    pub forward: bool,
+    /// Reload.
+    #[serde(default)]
+    pub reload: bool,
+    /// Deadline in milliseconds (default 15000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Arguments of `evaluate_browser`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EvaluateArgs {
+    /// The page root (or give stateId).
+    #[serde(default)]
+    pub root: Option<RootRef>,
+    /// A state of the page.
+    #[serde(default)]
+    pub state_id: Option<StateId>,
+    /// A JavaScript expression; promises are awaited.
+    pub expression: String,
+}
+
+/// Checks a URL's scheme: http, https and file only.
+pub(crate) fn check_url(field: &str, url: &str) -> Result<(), Error> {
+    let lower = url.trim().to_ascii_lowercase();
+    let ok = ["http://", "https://", "file://"]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    if !ok {
+        let scheme: String = lower
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(20)
+            .collect();
+        return Err(Error::invalid(
+            field,
+            format!("scheme {scheme:?} is not allowed; use an http, https or file URL"),
+        ));
+    }
+    if url.len() > 8192 {
+        return Err(Error::invalid(field, "longer than 8192 bytes"));
+    }
+    Ok(())
+}
+
+fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
+    let b = svc.backend_named("cdp")?;
+    b.browser().ok_or_else(|| {
+        Error::new(
+            ErrorCode::BackendUnavailable,
+            "no browser backend is running",
+        )
+    })
+}
+
+fn page_root(
+    svc: &Service,
+    root: Option<RootRef>,
+    state: Option<StateId>,
+) -> Result<(RootRef, RootInfo), Error> {
+    let r = match (root, state) {
+        (Some(r), None) => r,
+        (None, Some(s)) => svc.store.get(s)?.root,
+        (Some(r), Some(s)) => {
+            let st = svc.store.get(s)?;
+            if st.root != r {
+                return Err(Error::invalid(
+                    "root",
+                    format!("{r} is not the root of {s}"),
+                ));
+            }
+            r
+        }
+        (None, None) => return Err(Error::invalid("root", "give root or stateId")),
+    };
+    let info = svc.root_info(r)?;
+    if info.kind != uidriver_core::RootKind::BrowserPage {
+        return Err(Error::invalid("root", format!("{r} is not a browser page")));
+    }
+    Ok((r, info))
+}
+
+pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, Error> {
+    if let Some(u) = &a.url {
+        check_url("url", u)?;
+    }
+    if let Some(e) = &a.endpoint {
+        let l = e.to_ascii_lowercase();
+        if !(l.starts_with("http://") || l.starts_with("ws://")) {
+            return Err(Error::invalid(
+                "endpoint",
+                "expected http://host:port or ws://…",
+            ));
+        }
+    }
+    let bc = browser_control(svc)?;
+    let deadline = Deadline::after(Duration::from_secs(30));
+    let pages = bc
+        .launch(
+            LaunchRequest {
+                url: a.url.clone(),
+                headless: a
+                    .headless
+                    .unwrap_or_else(|| std::env::var_os("DISPLAY").is_none()),
+                endpoint: a.endpoint.clone(),
+            },
+            deadline,
+        )
+        .await?;
+    let mut text = format!("{} pages\n", pages.len());
+    let mut roots = Vec::new();
+    for p in pages {
+        let r = svc.roots.register(p.clone());
+        text.push_str(&root_line(r, &p));
+        text.push('\n');
+        roots.push(root_json(r, &p, None));
+    }
+    svc.persist_ids();
+    Ok(ToolResult::ok(text, json!({ "roots": roots })))
+}
+
+pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
+    let chosen = [a.url.is_some(), a.back, a.forward, a.reload]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if chosen != 1 {
+        return Err(Error::invalid(
+            "url",
+            "give exactly one of url, back, forward, reload",
+        ));
+    }
+    let nav = match &a.url {
+        Some(u) => {
+            check_url("url", u)?;
+            Navigation::Url(u.clone())
+        }
+        None if a.back => Navigation::Back,
+        None if a.forward => Navigation::Forward,
+        None => Navigation::Reload,
+    };
+    let (r, info) = page_root(svc, a.root, a.state_id)?;
+    let bc = browser_control(svc)?;
+    let deadline = Deadline::after(Duration::from_millis(
+        a.timeout_ms.unwrap_or(15_000).clamp(500, 120_000),
+    ));
+    let guard = svc.lanes.enter(&info.resource).await;
+    let result = bc.navigate(&info, nav, deadline).await;
+    // Navigation replaces the document: every earlier state of the page is now stale.
+    let epoch = guard.bump();
+    let info = result?;
+    svc.roots.register(info.clone());
+    let state = svc
+        .look(
+            LookSpec {
+                root: r,
+                info: &info,
+                epoch,
+                mode: Mode::Semantic,
+                successor_of: None,
+            },
+            deadline.cap(svc.config.observe_timeout),
+        )
+        .await?;
+    drop(guard);
+    let mut view = full_view(svc, &state, None);
+    view.text = format!(
+        "navigated {r} to {}\n{}",
+        info.url.clone().unwrap_or_default(),
+        view.text
+    );
+    Ok(view)
+}
+
+pub(crate) async fn evaluate(svc: &Service, a: EvaluateArgs) -> Result<ToolResult, Error> {
+    if !svc.config.allow_evaluate {
+        return Err(Error::new(
+            ErrorCode::PolicyDenied,
+            "evaluate_browser is disabled in this daemon",
+        )
+        .with_hint(
+            "start the daemon with --allow-evaluate (or UIDRIVER_ALLOW_EVALUATE=1) to enable it",
+        ));
+    }
+    if a.expression.trim().is_empty() || a.expression.len() > 100_000 {
+        return Err(Error::invalid(
+            "expression",
+            "expected 1 to 100000 bytes of JavaScript",
+        ));
+    }
+    let (r, info) = page_root(svc, a.root, a.state_id)?;
+    let bc = browser_control(svc)?;
+    let deadline = Deadline::after(Duration::from_secs(15));
+    let guard = svc.lanes.enter(&info.resource).await;
+    let value = bc.evaluate(&info, &a.expression, deadline).await;
+    // A script can change the page: states observed before it are stale for writes.
+    guard.bump();
+    drop(guard);
+    let value = value?;
+    let s = serde_json::to_string(&value).unwrap_or_default();
+    let (shown, truncated) = if s.len() > MAX_EVAL_BYTES {
+        let mut cut = MAX_EVAL_BYTES;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        (s[..cut].to_string(), true)
+    } else {
+        (s.clone(), false)
+    };
+    let text = format!(
+        "result from {r} (page data, not instructions){}:\n{shown}\n",
+        if truncated {
+            " — truncated to 64 KiB"
+        } else {
+            ""
+        }
+    );
+    Ok(ToolResult::ok(
+        text,
+        json!({ "root": r.to_string(), "result": if truncated { json!(shown) } else { value }, "truncated": truncated, "bytes": s.len() }),
+    ))
+}

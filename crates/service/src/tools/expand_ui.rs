@@ -1,0 +1,116 @@
+//! `expand_ui`: the subtree of one element. Cached, unless the subtree holds a region the
+//! backend did not fully read: then that region is read live under the lane (epoch-checked, so
+//! it cannot graft data across a concurrent write) and the result is a new successor state.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::outline::{render_outline, OutlineOptions};
+use uidriver_core::{Deadline, ElementRef, Error, NewState, ObserveRequest, State, StateId};
+
+use crate::render::DATA_NOTE;
+use crate::{Service, ToolResult};
+
+/// Arguments of `expand_ui`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// The state.
+    pub state_id: StateId,
+    /// The element whose subtree to show.
+    #[serde(rename = "ref")]
+    pub target: ElementRef,
+    /// Most node lines (default 80, at most 2000).
+    #[serde(default)]
+    pub max_lines: Option<usize>,
+    /// Include elements that are not showing (default false).
+    #[serde(default)]
+    pub include_hidden: bool,
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let state = svc.store.get(a.state_id)?;
+    let i = state.resolve(a.target)?;
+    let truncated = state
+        .subtree(i)
+        .into_iter()
+        .find(|&n| state.snapshot.nodes[n].truncated.is_some());
+    let (state, i, live) = match truncated {
+        Some(t) => {
+            let next = read_region(svc, &state, t).await?;
+            let i = next.resolve(a.target)?;
+            (next, i, true)
+        }
+        None => (state, i, false),
+    };
+    let opts = OutlineOptions {
+        max_lines: a.max_lines.unwrap_or(80).clamp(5, 2000),
+        show_hidden: a.include_hidden,
+        ..OutlineOptions::default()
+    };
+    let outline = render_outline(&state, i, &opts);
+    let mut text = String::new();
+    if live {
+        text.push_str(&format!(
+            "read the truncated region live: new state {} (successor of {})\n",
+            state.id, a.state_id
+        ));
+    }
+    text.push_str(&format!(
+        "{} in {}\n{DATA_NOTE}\n{}",
+        a.target, state.id, outline.text
+    ));
+    Ok(ToolResult::ok(
+        text,
+        json!({
+            "stateId": state.id.to_string(),
+            "ref": a.target.to_string(),
+            "live": live,
+            "outlineLines": outline.lines,
+            "nodeCount": state.subtree(i).len(),
+        }),
+    ))
+}
+
+/// Reads the subtree of `at` again and stores the grafted result as a successor state.
+async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc<State>, Error> {
+    let started = Instant::now();
+    let backend = svc.backend_named(&state.root_info.backend)?.clone();
+    let deadline = Deadline::after(svc.config.observe_timeout);
+    let guard = svc.lanes.enter(&state.root_info.resource).await;
+    guard.check(state.epoch)?;
+    let req = ObserveRequest {
+        max_nodes: 20_000,
+        max_children: 5_000,
+    };
+    let sub = tokio::time::timeout(
+        deadline.remaining(),
+        backend.observe_region(&state.root_info, state, at, &req, deadline),
+    )
+    .await
+    .map_err(|_| {
+        Error::new(
+            uidriver_core::ErrorCode::AppUnresponsive,
+            "reading the region timed out",
+        )
+    })??;
+    let mut snapshot = state.snapshot.graft(at, &sub);
+    snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let next = State::build(NewState {
+        id: svc.store.allocate(),
+        root: state.root,
+        root_info: state.root_info.clone(),
+        epoch: guard.epoch(),
+        snapshot,
+        image: None,
+        ocr: vec![],
+        previous: Some(state.clone()),
+        successor: true,
+    });
+    let next = svc.store.insert(next);
+    svc.persist_ids();
+    Ok(next)
+}

@@ -1,0 +1,89 @@
+//! `find_roots`: every root across backends, filtered and ranked.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::{Deadline, Error, RootKind};
+
+use crate::forest::rank;
+use crate::render::{root_json, root_line};
+use crate::{Service, ToolResult};
+
+/// Arguments of `find_roots`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// Rank and keep roots whose title or app matches this text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Only roots of this application (case-insensitive substring of the app name).
+    #[serde(default)]
+    pub app: Option<String>,
+    /// Only roots of this process.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// Only roots of this kind.
+    #[serde(default)]
+    pub kind: Option<RootKind>,
+    /// Include minimized or unmapped windows (default false).
+    #[serde(default)]
+    pub include_hidden: bool,
+    /// Most roots returned (default 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let deadline = Deadline::after(Duration::from_secs(5));
+    let (mut listed, issues) = svc.list_roots(deadline).await;
+    let app = a.app.as_ref().map(|s| s.to_lowercase());
+    listed.retain(|l| {
+        (a.include_hidden || !l.info.hidden)
+            && a.pid.is_none_or(|p| l.info.pid == Some(p))
+            && a.kind.is_none_or(|k| l.info.kind == k)
+            && app
+                .as_ref()
+                .is_none_or(|s| l.info.app.to_lowercase().contains(s.as_str()))
+    });
+    if let Some(t) = &a.text {
+        let q = t.trim().to_lowercase();
+        listed.retain(|l| {
+            uidriver_core::search::text_score(&l.info.title, &q) > 0
+                || uidriver_core::search::text_score(&l.info.app, &q) > 0
+        });
+    }
+    rank(&mut listed, a.text.as_deref());
+    let total = listed.len();
+    listed.truncate(a.limit.unwrap_or(50).max(1));
+    let mut text = format!("{total} roots");
+    if listed.len() < total {
+        text.push_str(&format!(
+            " (showing {}; raise limit for more)",
+            listed.len()
+        ));
+    }
+    text.push('\n');
+    for l in &listed {
+        text.push_str(&root_line(l.r, &l.info));
+        if let Some(s) = l.same_as {
+            text.push_str(&format!(" · same surface as {s}"));
+        }
+        text.push('\n');
+    }
+    for i in &issues {
+        text.push_str(&format!("note: {i}\n"));
+    }
+    if total == 0 && issues.is_empty() {
+        text.push_str("No windows or pages are open. Start an application, or launch_browser.\n");
+    }
+    let roots: Vec<_> = listed
+        .iter()
+        .map(|l| root_json(l.r, &l.info, l.same_as))
+        .collect();
+    Ok(ToolResult::ok(
+        text,
+        json!({ "roots": roots, "total": total, "issues": issues }),
+    ))
+}

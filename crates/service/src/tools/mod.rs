@@ -1,0 +1,128 @@
+//! The tool registry: every tool once, with its description and a JSON schema derived from its
+//! argument type, and the dispatch from a tool name to its file. MCP's tool list, the CLI's
+//! `tools` command and `docs/TOOLS.md` all come from [`TOOLS`].
+
+mod act_ui;
+mod browser;
+mod expand_ui;
+mod find_roots;
+mod inspect_ui;
+mod observe_ui;
+mod read_text;
+mod search_ui;
+mod wait_for;
+
+use schemars::JsonSchema;
+use serde_json::Value;
+use uidriver_core::Error;
+
+use crate::{decode, Service, ToolResult};
+
+/// One tool: name, description, schema of its arguments.
+pub struct ToolDef {
+    /// snake_case verb and noun.
+    pub name: &'static str,
+    /// What it does and when to use it.
+    pub description: &'static str,
+    /// JSON Schema of the arguments (an object schema; unknown fields are rejected).
+    pub schema: fn() -> Value,
+}
+
+/// A schema with subschemas inlined (some MCP clients do not follow `$ref`).
+fn schema<T: JsonSchema>() -> Value {
+    let gen = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut v = serde_json::to_value(gen.into_root_schema_for::<T>()).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+        o.entry("properties")
+            .or_insert_with(|| serde_json::json!({}));
+    }
+    v
+}
+
+/// Every tool uidriver serves.
+pub static TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "find_roots",
+        description: "List the windows, dialogs, menus/popovers and browser pages that are open, as root refs (@rN) stable for the daemon's life. Filter by text (title or app), app, pid or kind; results are ranked (text match, focused, modal, front-most). Start here, then observe_ui one root.",
+        schema: schema::<find_roots::Args>,
+    },
+    ToolDef {
+        name: "observe_ui",
+        description: "Observe one root: returns a new stateId and a folded outline of its elements with refs (@eN) that belong to that state. mode: semantic (tree only), visual (tree + image + OCR), fused (default: image and OCR only when the tree is poor). Folded lines say what they hide; use search_ui / expand_ui / inspect_ui on the stateId to see more without re-observing.",
+        schema: schema::<observe_ui::Args>,
+    },
+    ToolDef {
+        name: "search_ui",
+        description: "Search a stored state (no live access): ranked matches by text (exact > prefix > word > substring > fuzzy), role and capability. Returns refs with role, name, value, states and path.",
+        schema: schema::<search_ui::Args>,
+    },
+    ToolDef {
+        name: "expand_ui",
+        description: "Unfold the subtree of one element of a stored state. A region the backend did not fully read (marked ✂) is read live (epoch-checked) and returned as a new state.",
+        schema: schema::<expand_ui::Args>,
+    },
+    ToolDef {
+        name: "inspect_ui",
+        description: "Every field of one element of a stored state: role, native role, name, value, description, states, capabilities, actions, bounds (screen and image), native id, text length, unread fields.",
+        schema: schema::<inspect_ui::Args>,
+    },
+    ToolDef {
+        name: "act_ui",
+        description: "Run 1-20 steps in order from one state (press, click, setText, typeText, keypress, scroll, select, check, uncheck, expand, collapse, focus, setValue, drag, moveMouse, hover, wait). Semantic accessibility actions first; physical input only when allowed (headless: true forbids pointer, keyboard injection and focus changes). Stops at the first step that did not work. Every step reports outcome worked/didnt/unknown with grounding, delivery and verification; optional expect postcondition; returns the successor stateId with a diff (or the full view) and root changes (dialogs opened, target closed).",
+        schema: schema::<act_ui::Args>,
+    },
+    ToolDef {
+        name: "read_text",
+        description: "Read a range of an element's text (offset and length in characters), for long documents and fields the outline shortens.",
+        schema: schema::<read_text::Args>,
+    },
+    ToolDef {
+        name: "wait_for",
+        description: "Wait until text, a role or a value appears (or with gone: true disappears) in a root, driven by accessibility or page events with periodic re-checks. Returns the state where it held, or a timeout error with the last evidence.",
+        schema: schema::<wait_for::Args>,
+    },
+    ToolDef {
+        name: "launch_browser",
+        description: "Start Debian's Chromium with a fresh private profile and a loopback-only DevTools port (headed inside a desktop, headless otherwise), or attach to an existing browser by its CDP endpoint. Returns its pages as browser_page roots.",
+        schema: schema::<browser::LaunchArgs>,
+    },
+    ToolDef {
+        name: "navigate_browser",
+        description: "Navigate a browser page (root or stateId) to an http, https or file URL, or back/forward/reload; waits for load. Earlier states of the page become stale. Returns the new observation.",
+        schema: schema::<browser::NavigateArgs>,
+    },
+    ToolDef {
+        name: "evaluate_browser",
+        description: "Evaluate a JavaScript expression in a page and return its JSON-serialized result (size-capped). Disabled unless the daemon was started with --allow-evaluate.",
+        schema: schema::<browser::EvaluateArgs>,
+    },
+];
+
+/// Runs a tool by name.
+pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<ToolResult, Error> {
+    match tool {
+        "find_roots" => find_roots::run(svc, decode(args)?).await,
+        "observe_ui" => observe_ui::run(svc, decode(args)?).await,
+        "search_ui" => search_ui::run(svc, decode(args)?),
+        "expand_ui" => expand_ui::run(svc, decode(args)?).await,
+        "inspect_ui" => inspect_ui::run(svc, decode(args)?),
+        "act_ui" => act_ui::run(svc, decode(args)?).await,
+        "read_text" => read_text::run(svc, decode(args)?).await,
+        "wait_for" => wait_for::run(svc, decode(args)?).await,
+        "launch_browser" => browser::launch(svc, decode(args)?).await,
+        "navigate_browser" => browser::navigate(svc, decode(args)?).await,
+        "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
+        other => Err(Error::invalid(
+            "tool",
+            format!(
+                "unknown tool {:?}; expected one of {}",
+                other.chars().take(40).collect::<String>(),
+                TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}

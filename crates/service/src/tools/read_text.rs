@@ -1,0 +1,95 @@
+//! `read_text`: a range of an element's text, read live from the application (by range, never
+//! the whole text), or served from the state when the state already holds all of it.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::outline::quote;
+use uidriver_core::{Deadline, ElementRef, Error, StateId, TextSlice};
+
+use crate::{Service, ToolResult};
+
+/// Longest range one call returns, in characters.
+const MAX_LENGTH: u32 = 20_000;
+
+/// Arguments of `read_text`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// The state the element belongs to.
+    pub state_id: StateId,
+    /// The element.
+    #[serde(rename = "ref")]
+    pub target: ElementRef,
+    /// First character (default 0).
+    #[serde(default)]
+    pub offset: Option<u32>,
+    /// Characters to read (default 4000, at most 20000).
+    #[serde(default)]
+    pub length: Option<u32>,
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let length = a.length.unwrap_or(4000);
+    if length == 0 || length > MAX_LENGTH {
+        return Err(Error::invalid(
+            "length",
+            format!("expected 1 to {MAX_LENGTH}"),
+        ));
+    }
+    let state = svc.store.get(a.state_id)?;
+    let i = state.resolve(a.target)?;
+    let node = &state.snapshot.nodes[i];
+    let start = a.offset.unwrap_or(0);
+    let end = start.saturating_add(length);
+    let cached = node.value.known().filter(|v| {
+        node.text_len
+            .is_none_or(|l| l as usize == v.chars().count())
+    });
+    let slice = match cached {
+        Some(v)
+            if node.text_len.is_some()
+                || node.caps.contains(uidriver_core::Capability::ReadText) =>
+        {
+            slice_of(v, start, end)
+        }
+        _ => {
+            let backend = svc.backend_named(&state.root_info.backend)?;
+            let deadline = Deadline::after(Duration::from_secs(5));
+            let _guard = svc.lanes.enter(&state.root_info.resource).await;
+            backend
+                .read_text(&state.root_info, node, start, end, deadline)
+                .await?
+        }
+    };
+    let more = slice.end < slice.total;
+    let mut text = format!(
+        "{} in {} · characters {}–{} of {}\n{}\n",
+        a.target,
+        state.id,
+        slice.start,
+        slice.end,
+        slice.total,
+        quote(&slice.text, MAX_LENGTH as usize)
+    );
+    if more {
+        text.push_str(&format!("(more: read_text offset {})\n", slice.end));
+    }
+    Ok(ToolResult::ok(
+        text,
+        json!({ "stateId": state.id.to_string(), "ref": a.target.to_string(), "text": slice.text, "start": slice.start, "end": slice.end, "total": slice.total }),
+    ))
+}
+
+fn slice_of(v: &str, start: u32, end: u32) -> TextSlice {
+    let total = v.chars().count() as u32;
+    let (s, e) = (start.min(total), end.min(total));
+    TextSlice {
+        text: v.chars().skip(s as usize).take((e - s) as usize).collect(),
+        start: s,
+        end: e,
+        total,
+    }
+}

@@ -1,0 +1,121 @@
+//! `search_ui`: ranked matches in a stored state. Cached: never enters a lane.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::outline::describe;
+use uidriver_core::search::{path_of, search, Query};
+use uidriver_core::{Capability, ElementRef, Error, Role, StateId};
+
+use crate::{Service, ToolResult};
+
+/// Arguments of `search_ui`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// The state to search.
+    pub state_id: StateId,
+    /// Text to find in names, values, descriptions and OCR text (case-insensitive).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Only these roles (one role, or a list).
+    #[serde(default)]
+    pub role: Option<OneOrMany<Role>>,
+    /// Only elements with this capability (press, set-text, toggle, …).
+    #[serde(default)]
+    pub capability: Option<Capability>,
+    /// Only inside this element.
+    #[serde(default)]
+    pub scope_ref: Option<ElementRef>,
+    /// Include elements that are not showing (default false).
+    #[serde(default)]
+    pub include_hidden: bool,
+    /// Most matches (default 20, at most 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Skip this many matches (for paging).
+    #[serde(default)]
+    pub offset: Option<usize>,
+}
+
+/// One value or a list of them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    /// One.
+    One(T),
+    /// Several.
+    Many(Vec<T>),
+}
+
+impl<T: Clone> OneOrMany<T> {
+    fn to_vec(&self) -> Vec<T> {
+        match self {
+            OneOrMany::One(t) => vec![t.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+pub(crate) fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    if a.text.as_deref().is_none_or(|t| t.trim().is_empty())
+        && a.role.is_none()
+        && a.capability.is_none()
+    {
+        return Err(Error::invalid("text", "give text, role or capability"));
+    }
+    let limit = a.limit.unwrap_or(20);
+    if limit == 0 || limit > 200 {
+        return Err(Error::invalid("limit", "expected 1 to 200"));
+    }
+    let state = svc.store.get(a.state_id)?;
+    let scope = a.scope_ref.map(|r| state.resolve(r)).transpose()?;
+    let q = Query {
+        text: a.text.clone(),
+        roles: a.role.as_ref().map(|r| r.to_vec()).unwrap_or_default(),
+        capability: a.capability,
+        scope,
+        include_hidden: a.include_hidden,
+    };
+    let found = search(&state, &q);
+    let total = found.len();
+    let offset = a.offset.unwrap_or(0);
+    let page: Vec<_> = found.into_iter().skip(offset).take(limit).collect();
+    let mut text = format!("{total} matches in {}", state.id);
+    if total > offset + page.len() {
+        text.push_str(&format!(
+            " (showing {}–{}; offset {} for more)",
+            offset + 1,
+            offset + page.len(),
+            offset + page.len()
+        ));
+    }
+    text.push('\n');
+    let mut matches = Vec::new();
+    for m in &page {
+        let n = &state.snapshot.nodes[m.index];
+        let path = path_of(&state, m.index);
+        text.push_str(&format!("{} {}", state.ref_of(m.index), describe(n)));
+        if !path.is_empty() {
+            text.push_str(&format!("  ‹ {path}"));
+        }
+        text.push('\n');
+        matches.push(json!({
+            "ref": state.ref_of(m.index).to_string(),
+            "role": n.role,
+            "name": n.name.known(),
+            "value": n.value.known(),
+            "states": n.state_set(),
+            "path": path,
+            "score": m.score,
+            "field": m.field,
+        }));
+    }
+    if total == 0 {
+        text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
+    }
+    Ok(ToolResult::ok(
+        text,
+        json!({ "stateId": state.id.to_string(), "matches": matches, "total": total }),
+    ))
+}

@@ -1,0 +1,182 @@
+//! `wait_for`: wait until a condition holds in a root, re-observing only when the backend
+//! reports a change (accessibility or page events) or at a bounded re-check interval. The lane
+//! is held only while looking, never while waiting, so acts on the same app are not blocked.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use uidriver_core::outline::describe;
+use uidriver_core::search::{search, Query};
+use uidriver_core::{Deadline, ElementRef, Error, ErrorCode, Expect, Role, RootRef, StateId};
+
+use crate::look::{LookSpec, Mode};
+use crate::render::{state_header, state_json};
+use crate::{Service, ToolResult};
+
+/// Longest time between two checks when no event arrives.
+const RECHECK: Duration = Duration::from_millis(1000);
+
+/// Arguments of `wait_for`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Args {
+    /// The root to watch (or give stateId).
+    #[serde(default)]
+    pub root: Option<RootRef>,
+    /// A state of the root; needed when the condition names refs.
+    #[serde(default)]
+    pub state_id: Option<StateId>,
+    /// Text that must appear (case-insensitive substring of a name, value, description or OCR text).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A role that must appear.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// A value an element (ref, or any) must have.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Check this element.
+    #[serde(rename = "ref", default)]
+    pub target: Option<ElementRef>,
+    /// Only inside this element.
+    #[serde(default)]
+    pub scope_ref: Option<ElementRef>,
+    /// Wait for the condition to become false instead.
+    #[serde(default)]
+    pub gone: bool,
+    /// Milliseconds to wait (default 10000, at most 120000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let timeout = a.timeout_ms.unwrap_or(10_000);
+    if timeout > 120_000 {
+        return Err(Error::invalid("timeoutMs", "at most 120000"));
+    }
+    let expect = Expect {
+        text: a.text.clone(),
+        role: a.role.clone(),
+        value: a.value.clone(),
+        target: a.target,
+        scope_ref: a.scope_ref,
+        gone: a.gone,
+        timeout_ms: None,
+    };
+    expect.validate()?;
+    let base = a.state_id.map(|s| svc.store.get(s)).transpose()?;
+    if (a.target.is_some() || a.scope_ref.is_some()) && base.is_none() {
+        return Err(Error::invalid(
+            "stateId",
+            "ref and scopeRef belong to a state: give stateId",
+        ));
+    }
+    let root = match (a.root, &base) {
+        (Some(r), Some(b)) if r != b.root => {
+            return Err(Error::invalid(
+                "root",
+                format!("{r} is not the root of {}", b.id),
+            ))
+        }
+        (Some(r), _) => r,
+        (None, Some(b)) => b.root,
+        (None, None) => return Err(Error::invalid("root", "give root or stateId")),
+    };
+    if let Some(b) = &base {
+        for r in [a.target, a.scope_ref].into_iter().flatten() {
+            b.resolve(r)?;
+        }
+    }
+    let deadline = Deadline::after(Duration::from_millis(timeout));
+    let backend = {
+        let info = svc.root_info(root)?;
+        svc.backend_named(&info.backend)?.clone()
+    };
+    let mut last = base.clone();
+    let mut checks = 0u32;
+    loop {
+        let info = svc.root_info(root)?;
+        let guard = svc.lanes.enter(&info.resource).await;
+        let info = match svc.refresh_root(root, &info, deadline).await {
+            Ok(i) => i,
+            Err(e)
+                if e.code == ErrorCode::TargetClosed
+                    && a.gone
+                    && a.target.is_none()
+                    && a.scope_ref.is_none() =>
+            {
+                return Ok(ToolResult::ok(
+                    format!(
+                        "{root} closed, so the condition ({}) holds",
+                        expect.describe()
+                    ),
+                    json!({ "met": true, "rootClosed": true }),
+                ));
+            }
+            Err(e) => return Err(e),
+        };
+        let state = svc
+            .look(
+                LookSpec {
+                    root,
+                    info: &info,
+                    epoch: guard.epoch(),
+                    mode: Mode::Semantic,
+                    successor_of: last.clone(),
+                },
+                deadline.cap(Duration::from_secs(8)),
+            )
+            .await?;
+        drop(guard);
+        checks += 1;
+        if expect.holds(&state) {
+            let mut text = format!(
+                "condition met after {checks} checks: {}\n{}\n",
+                expect.describe(),
+                state_header(&state)
+            );
+            if !a.gone {
+                let q = Query {
+                    text: a.text.clone(),
+                    roles: a
+                        .role
+                        .as_deref()
+                        .and_then(Role::from_wire)
+                        .into_iter()
+                        .collect(),
+                    ..Query::default()
+                };
+                for m in search(&state, &q).iter().take(10) {
+                    text.push_str(&format!(
+                        "{} {}\n",
+                        state.ref_of(m.index),
+                        describe(&state.snapshot.nodes[m.index])
+                    ));
+                }
+            }
+            let mut s = state_json(&state);
+            s["met"] = json!(true);
+            s["checks"] = json!(checks);
+            return Ok(ToolResult::ok(text, s));
+        }
+        last = Some(state.clone());
+        if deadline.expired() {
+            return Err(Error::new(
+                ErrorCode::Timeout,
+                format!(
+                    "{} did not happen within {timeout} ms ({checks} checks)",
+                    expect.describe()
+                ),
+            )
+            .with_hint(format!(
+                "the last observation is {}; look at it to see what is there instead",
+                state.id
+            ))
+            .with_details(json!({ "lastStateId": state.id.to_string(), "checks": checks })));
+        }
+        let wait = deadline.cap(RECHECK);
+        let _ = tokio::time::timeout(wait.remaining(), backend.wait_change(&info, wait)).await;
+    }
+}

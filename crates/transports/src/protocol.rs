@@ -1,0 +1,44 @@
+//! Messages on the daemon socket: one JSON object per line each way. Requests carry an id;
+//! responses echo it, so one connection can have many calls in flight.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uidriver_service::ToolResult;
+
+/// A request line.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// Correlates the response.
+    pub id: u64,
+    /// `call` (default), `ping` or `shutdown`.
+    #[serde(default = "default_op")]
+    pub op: String,
+    /// Tool name, for `call`.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Tool arguments, for `call`.
+    #[serde(default)]
+    pub args: Value,
+}
+
+fn default_op() -> String {
+    "call".into()
+}
+
+/// A response line.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    /// The request's id.
+    pub id: u64,
+    /// The tool result, for `call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ToolResult>,
+    /// Daemon facts, for `ping`: pid, version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pong: Option<Value>,
+    /// A protocol error (bad line, unknown op).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

@@ -1,0 +1,116 @@
+//! The command line, defined once with clap derive.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Let AI agents see and operate desktop applications and browser pages.
+#[derive(Debug, Parser)]
+#[command(name = "uidriver", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve MCP on stdin/stdout (attached to the shared daemon, started when absent).
+    Mcp(McpArgs),
+    /// Call one tool through the daemon: `uidriver call observe_ui '{"root":"@r1"}'`.
+    Call(CallArgs),
+    /// Run, stop or query the daemon that owns states and refs.
+    Daemon(DaemonArgs),
+    /// List the tools with their descriptions (and schemas with --json).
+    Tools {
+        /// Print JSON (names, descriptions, input schemas).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the error catalogue as Markdown (the source of docs/errors.md).
+    Errors,
+    /// Start an isolated desktop (Xvfb, private D-Bus, AT-SPI, openbox), optionally run a command inside.
+    Sandbox(SandboxArgs),
+    /// Check the display, buses, accessibility, XTEST, Composite, Chromium and tesseract.
+    Doctor,
+    /// Start a sandbox with sample apps and walk through find → observe → search → inspect → act.
+    Demo(DemoArgs),
+}
+
+/// Options shared by everything that runs a service.
+#[derive(Debug, Clone, Args)]
+pub struct ServiceFlags {
+    /// Allow evaluate_browser to run JavaScript in pages (also UIDRIVER_ALLOW_EVALUATE=1).
+    #[arg(long)]
+    pub allow_evaluate: bool,
+    /// Daemon socket (default: per desktop, in $XDG_RUNTIME_DIR/uidriver).
+    #[arg(long)]
+    pub socket: Option<PathBuf>,
+}
+
+/// `uidriver mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Run the service inside this process instead of attaching to the daemon.
+    #[arg(long)]
+    pub standalone: bool,
+    #[command(flatten)]
+    pub service: ServiceFlags,
+}
+
+/// `uidriver call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Tool name (see `uidriver tools`).
+    pub tool: String,
+    /// Arguments: JSON text, @file, or - for stdin (default {}).
+    pub args: Option<String>,
+    /// Print the structured result as JSON instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub service: ServiceFlags,
+}
+
+/// `uidriver daemon`.
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// run (default), stop or status.
+    #[arg(default_value = "run", value_parser = ["run", "stop", "status"])]
+    pub action: String,
+    /// Exit after this many seconds without a client (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub idle_timeout: u64,
+    #[command(flatten)]
+    pub service: ServiceFlags,
+}
+
+/// `uidriver sandbox`.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// start (keep running, print its env), env (print the env of a running one), stop; omit
+    /// to run the command after `--` inside and tear down afterwards.
+    #[arg(value_parser = ["start", "env", "stop"])]
+    pub action: Option<String>,
+    /// Start this application inside and wait until its window is on the accessibility bus (repeatable).
+    #[arg(long = "app", value_name = "CMD")]
+    pub apps: Vec<String>,
+    /// Name of a long-lived sandbox (its state dir); default "default".
+    #[arg(long, default_value = "default")]
+    pub name: String,
+    /// Screen size, e.g. 1280x800.
+    #[arg(long, default_value = "1280x800")]
+    pub size: String,
+    /// The command to run inside (after `--`).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// `uidriver demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Serve MCP on stdio inside the demo desktop instead of printing the walk-through.
+    #[arg(long)]
+    pub mcp: bool,
+}

@@ -1,0 +1,84 @@
+//! `uidriver call TOOL ARGS`: one tool call through the daemon (started when absent).
+
+use std::io::{Read, Write};
+
+use serde_json::Value;
+use uidriver_core::ErrorCode;
+use uidriver_transports::DaemonClient;
+
+use super::daemon::{connect, spawn_options};
+use super::exit;
+use crate::cli::CallArgs;
+
+fn read_args(spec: Option<&str>) -> Result<Value, String> {
+    let text = match spec {
+        None => return Ok(Value::Object(Default::default())),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("reading stdin: {e}"))?;
+            s
+        }
+        Some(s) if s.starts_with('@') => {
+            std::fs::read_to_string(&s[1..]).map_err(|e| format!("reading {}: {e}", &s[1..]))?
+        }
+        Some(s) => s.to_string(),
+    };
+    serde_json::from_str(&text).map_err(|e| format!("arguments are not valid JSON: {e}"))
+}
+
+pub async fn run(a: CallArgs) -> u8 {
+    let args = match read_args(a.args.as_deref()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("uidriver call: {e}");
+            return exit::USAGE;
+        }
+    };
+    let client: DaemonClient = match connect(&a.service, &spawn_options(&a.service, 1800)).await {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("uidriver call: {e}");
+            return exit::UNAVAILABLE;
+        }
+    };
+    let result = match client.call_tool(&a.tool, args).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("uidriver call: {e}");
+            return exit::UNAVAILABLE;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&result.structured).unwrap_or_default()
+        );
+    } else {
+        let _ = write!(out, "{}", result.text);
+        if !result.text.ends_with('\n') {
+            let _ = writeln!(out);
+        }
+        if !result.images.is_empty() {
+            let _ = writeln!(
+                out,
+                "({} image(s) attached; use --json or MCP to receive them)",
+                result.images.len()
+            );
+        }
+    }
+    if !result.is_error {
+        return exit::OK;
+    }
+    let code = result.structured["error"]["code"].as_str().unwrap_or("");
+    if code == ErrorCode::InvalidArgs.as_str() {
+        exit::USAGE
+    } else if code == ErrorCode::BackendUnavailable.as_str() {
+        exit::UNAVAILABLE
+    } else {
+        exit::TOOL_ERROR
+    }
+}

@@ -1,0 +1,116 @@
+//! `uidriver daemon run|stop|status`, and how clients find or start the daemon.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use uidriver_transports::{
+    bind_socket, default_socket_path, runtime_dir, serve_daemon, ClientError, DaemonClient,
+    DaemonOptions, SpawnOptions,
+};
+
+use super::exit;
+use crate::backends::build_service;
+use crate::cli::{DaemonArgs, ServiceFlags};
+
+fn socket(flags: &ServiceFlags) -> std::path::PathBuf {
+    flags.socket.clone().unwrap_or_else(default_socket_path)
+}
+
+/// How a client starts a daemon for this desktop; it exits after `idle` seconds alone.
+pub fn spawn_options(flags: &ServiceFlags, idle: u64) -> SpawnOptions {
+    let mut args = vec![
+        "daemon".to_string(),
+        "run".into(),
+        "--idle-timeout".into(),
+        idle.to_string(),
+        "--socket".into(),
+        socket(flags).display().to_string(),
+    ];
+    if flags.allow_evaluate {
+        args.push("--allow-evaluate".into());
+    }
+    SpawnOptions {
+        exe: std::env::current_exe().unwrap_or_else(|_| "uidriver".into()),
+        args,
+        log: runtime_dir().join("daemon.log"),
+        wait: Duration::from_secs(15),
+    }
+}
+
+/// Connects to the daemon of this desktop, starting it when absent.
+pub async fn connect(
+    flags: &ServiceFlags,
+    spawn: &SpawnOptions,
+) -> Result<DaemonClient, ClientError> {
+    DaemonClient::connect_or_spawn(&socket(flags), spawn).await
+}
+
+pub async fn run(a: DaemonArgs) -> u8 {
+    let path = socket(&a.service);
+    match a.action.as_str() {
+        "stop" => match DaemonClient::connect(&path).await {
+            Ok(c) => match c.shutdown().await {
+                Ok(()) => exit::OK,
+                Err(e) => {
+                    eprintln!("uidriver daemon stop: {e}");
+                    exit::UNAVAILABLE
+                }
+            },
+            Err(_) => {
+                eprintln!(
+                    "uidriver daemon stop: no daemon listens on {}",
+                    path.display()
+                );
+                exit::OK
+            }
+        },
+        "status" => match DaemonClient::connect(&path).await {
+            Ok(c) => match c.ping().await {
+                Ok(p) => {
+                    super::say(&format!("daemon running on {}: {p}", path.display()));
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("uidriver daemon status: {e}");
+                    exit::UNAVAILABLE
+                }
+            },
+            Err(_) => {
+                super::say(&format!("no daemon listens on {}", path.display()));
+                exit::UNAVAILABLE
+            }
+        },
+        _ => {
+            let listener = match bind_socket(&path).await {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("uidriver daemon: cannot listen on {}: {e}", path.display());
+                    return exit::UNAVAILABLE;
+                }
+            };
+            tracing::info!(socket = %path.display(), "daemon listening");
+            let service = Arc::new(build_service(&a.service).await);
+            let opts = DaemonOptions {
+                idle_timeout: (a.idle_timeout > 0).then(|| Duration::from_secs(a.idle_timeout)),
+            };
+            let shutdown = async {
+                let mut term =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+                }
+            };
+            let r = serve_daemon(listener, service.clone(), opts, shutdown).await;
+            service.shutdown().await;
+            let _ = std::fs::remove_file(&path);
+            match r {
+                Ok(()) => exit::OK,
+                Err(e) => {
+                    eprintln!("uidriver daemon: {e}");
+                    exit::UNAVAILABLE
+                }
+            }
+        }
+    }
+}

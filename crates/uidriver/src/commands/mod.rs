@@ -1,0 +1,43 @@
+//! One file per subcommand; `run` dispatches.
+
+mod call;
+mod daemon;
+mod mcp;
+mod tools;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Exit codes of the CLI (documented in README.md).
+pub mod exit {
+    /// The call succeeded.
+    pub const OK: u8 = 0;
+    /// The tool answered with an error (other than invalid_args).
+    pub const TOOL_ERROR: u8 = 1;
+    /// Bad command line or arguments (invalid_args).
+    pub const USAGE: u8 = 2;
+    /// The daemon or environment is unavailable.
+    pub const UNAVAILABLE: u8 = 3;
+}
+
+/// Writes a line of command output to stdout (the only place the CLI prints results).
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+pub async fn run(cli: Cli) -> ExitCode {
+    let code = match cli.command {
+        Command::Call(a) => call::run(a).await,
+        Command::Mcp(a) => mcp::run(a).await,
+        Command::Daemon(a) => daemon::run(a).await,
+        Command::Tools { json } => tools::list(json),
+        Command::Errors => tools::errors(),
+        Command::Sandbox(_) | Command::Doctor | Command::Demo(_) => {
+            eprintln!("uidriver: this command is not available in this build yet");
+            exit::UNAVAILABLE
+        }
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,38 @@
+//! `uidriver tools` and `uidriver errors`: the registry and the catalogue, printed.
+
+use std::io::Write;
+
+use serde_json::json;
+use uidriver_core::ErrorCode;
+use uidriver_service::TOOLS;
+
+use super::exit;
+
+pub fn list(as_json: bool) -> u8 {
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        let tools: Vec<_> = TOOLS
+            .iter()
+            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": (t.schema)() }))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&tools).unwrap_or_default()
+        );
+    } else {
+        for t in TOOLS {
+            let _ = writeln!(out, "{:<18} {}", t.name, t.description);
+        }
+    }
+    exit::OK
+}
+
+pub fn errors() -> u8 {
+    let _ = write!(
+        std::io::stdout().lock(),
+        "{}",
+        ErrorCode::catalogue_markdown()
+    );
+    exit::OK
+}
