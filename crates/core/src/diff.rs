@@ -140,7 +140,7 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
                 .map(|n| n.current.to_string())
                 .or_else(|| a.value.text().map(|t| quote(t, 60)))
                 .unwrap_or_else(|| "none".into());
-            was.push(format!("value {v}"));
+            was.push(format!("value was {v}"));
         }
         if a.states != b.states {
             let (sa, sb) = (a.state_set(), b.state_set());

@@ -70,7 +70,10 @@ pub struct MemoryBackend {
     roots: Mutex<Vec<MemRoot>>,
     /// Every delivery, in order.
     pub deliveries: Mutex<Vec<Delivered>>,
+    /// Every backend method called, by name (to prove invalid input never reaches a backend).
+    pub calls: Mutex<Vec<&'static str>>,
     act_delay: Mutex<Duration>,
+    observe_delay: Mutex<Duration>,
 }
 
 fn info(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo {
@@ -119,7 +122,9 @@ impl MemoryBackend {
         MemoryBackend {
             roots: Mutex::new(vec![]),
             deliveries: Mutex::new(vec![]),
+            calls: Mutex::new(vec![]),
             act_delay: Mutex::new(Duration::ZERO),
+            observe_delay: Mutex::new(Duration::ZERO),
         }
     }
 
@@ -199,6 +204,20 @@ impl MemoryBackend {
     /// Makes every act take this long (to show lanes overlapping or not).
     pub fn set_act_delay(&self, d: Duration) {
         *lock(&self.act_delay) = d;
+    }
+
+    /// Makes every observation take this long (to simulate an unresponsive app).
+    pub fn set_observe_delay(&self, d: Duration) {
+        *lock(&self.observe_delay) = d;
+    }
+
+    /// How many backend methods ran.
+    pub fn call_count(&self) -> usize {
+        lock(&self.calls).len()
+    }
+
+    fn record(&self, what: &'static str) {
+        lock(&self.calls).push(what);
     }
 
     /// Closes a root as if its window went away.
@@ -287,6 +306,7 @@ impl Backend for MemoryBackend {
     }
 
     async fn list_roots(&self, _deadline: Deadline) -> Result<Vec<RootInfo>> {
+        self.record("list_roots");
         Ok(lock(&self.roots)
             .iter()
             .filter(|r| !r.closed)
@@ -300,10 +320,16 @@ impl Backend for MemoryBackend {
         _req: &ObserveRequest,
         _d: Deadline,
     ) -> Result<Snapshot> {
+        self.record("observe");
+        let delay = *lock(&self.observe_delay);
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
         self.with_root(&root.key, |r| Ok(Self::snapshot(r)))
     }
 
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
+        self.record("act");
         let delay = *lock(&self.act_delay);
         let mut reports = Vec::new();
         for (index, step) in req.steps.iter().enumerate() {
@@ -398,7 +424,11 @@ impl Backend for MemoryBackend {
                         }
                         Ok(Some(true))
                     }
-                    _ => Ok(None),
+                    Step::Focus(_) | Step::Keypress(..) => Ok(None),
+                    other => Err(Error::unsupported(format!(
+                        "the memory backend cannot {}",
+                        other.name()
+                    ))),
                 }
             });
             let open_dialog = handle
@@ -439,6 +469,11 @@ impl Backend for MemoryBackend {
                     rep.verification.method = if v.is_some() { "read-back" } else { "none" }.into();
                     rep.verification.passed = v.or(open_dialog.then_some(true));
                 }
+                Err(e) if e.code == ErrorCode::NotSupported => {
+                    rep.delivery.delivered = Delivery::NotDelivered;
+                    rep.delivery.method = "none".into();
+                    rep.error = Some(e);
+                }
                 Err(e) => rep.error = Some(e.delivered(Delivery::Delivered)),
             }
             let rep = rep.conclude();
@@ -459,6 +494,7 @@ impl Backend for MemoryBackend {
         end: u32,
         _d: Deadline,
     ) -> Result<TextSlice> {
+        self.record("read_text");
         let i = mem_index(&node.handle).ok_or_else(|| Error::internal("bad handle"))?;
         self.with_root(&root.key, |r| {
             let v = r.nodes[i].value.clone().unwrap_or_default();

@@ -54,6 +54,57 @@ impl Service {
         (listed, issues)
     }
 
+    /// The root named by ref, or the single root matching app/title text; `ambiguous_target`
+    /// when several match, `root_not_found` when none does.
+    pub(crate) async fn pick_root(
+        &self,
+        root: Option<RootRef>,
+        app: Option<&str>,
+        title: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<RootRef, Error> {
+        match (root, app, title) {
+            (Some(r), None, None) => return Ok(r),
+            (Some(_), _, _) => {
+                return Err(Error::invalid("root", "give root, or app/title, not both"))
+            }
+            (None, None, None) => {
+                return Err(Error::invalid("root", "give root (@rN), or app or title"))
+            }
+            _ => {}
+        }
+        let (listed, _) = self.list_roots(deadline).await;
+        let contains = |hay: &str, needle: Option<&str>| {
+            needle.is_none_or(|n| hay.to_lowercase().contains(&n.to_lowercase()))
+        };
+        let found: Vec<&Listed> = listed
+            .iter()
+            .filter(|l| {
+                !l.info.hidden && contains(&l.info.app, app) && contains(&l.info.title, title)
+            })
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(one.r),
+            [] => Err(Error::new(
+                ErrorCode::RootNotFound,
+                "no open root matches that app/title",
+            )),
+            many => Err(Error::new(
+                ErrorCode::AmbiguousTarget,
+                format!(
+                    "{} roots match: {}",
+                    many.len(),
+                    many.iter()
+                        .take(8)
+                        .map(|l| format!("{} {:?}", l.r, l.info.title))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .with_hint("pass one of these refs as root, or a more specific title")),
+        }
+    }
+
     /// What is known about a root; re-lists when the registry has never seen it.
     pub(crate) fn root_info(&self, r: RootRef) -> Result<RootInfo, Error> {
         self.roots.get(r)

@@ -17,7 +17,14 @@ use crate::{Service, ToolResult};
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
     /// The root to observe (@rN from find_roots).
-    pub root: RootRef,
+    #[serde(default)]
+    pub root: Option<RootRef>,
+    /// Instead of root: the one root whose app name contains this text.
+    #[serde(default)]
+    pub app: Option<String>,
+    /// Instead of root: the one root whose title contains this text.
+    #[serde(default)]
+    pub title: Option<String>,
     /// semantic, visual or fused (default).
     #[serde(default)]
     pub mode: Mode,
@@ -36,13 +43,16 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         None => svc.config.observe_timeout,
     };
     let deadline = Deadline::after(timeout);
-    let info = svc.root_info(a.root)?;
+    let root = svc
+        .pick_root(a.root, a.app.as_deref(), a.title.as_deref(), deadline)
+        .await?;
+    let info = svc.root_info(root)?;
     let guard = svc.lanes.enter(&info.resource).await;
-    let info = svc.refresh_root(a.root, &info, deadline).await?;
+    let info = svc.refresh_root(root, &info, deadline).await?;
     let state = svc
         .look(
             LookSpec {
-                root: a.root,
+                root,
                 info: &info,
                 epoch: guard.epoch(),
                 mode: a.mode,

@@ -3,6 +3,7 @@
 mod call;
 mod daemon;
 mod mcp;
+mod sandbox;
 mod tools;
 
 use std::process::ExitCode;
@@ -34,7 +35,8 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Daemon(a) => daemon::run(a).await,
         Command::Tools { json } => tools::list(json),
         Command::Errors => tools::errors(),
-        Command::Sandbox(_) | Command::Doctor | Command::Demo(_) => {
+        Command::Sandbox(a) => sandbox::run(a).await,
+        Command::Doctor | Command::Demo(_) => {
             eprintln!("uidriver: this command is not available in this build yet");
             exit::UNAVAILABLE
         }

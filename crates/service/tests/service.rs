@@ -1,0 +1,624 @@
+//! Contract tests of the service on the in-memory backend: the tool loop, states and refs,
+//! lanes and epochs, diffs, folding, search, and the error catalogue. Live backends are tested
+//! in their own crates and in the binary's live tests.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use uidriver_core::testing::MemoryBackend;
+use uidriver_core::{Backend, ErrorCode};
+use uidriver_service::{Service, ServiceConfig, ToolResult};
+
+fn service(backend: Arc<MemoryBackend>) -> Service {
+    Service::new(
+        vec![backend as Arc<dyn Backend>],
+        vec![],
+        ServiceConfig::default(),
+    )
+}
+
+async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
+    svc.call(tool, args).await
+}
+
+fn code(r: &ToolResult) -> &str {
+    r.structured["error"]["code"].as_str().unwrap_or("")
+}
+
+async fn root_of(svc: &Service, app: &str) -> String {
+    let r = call(svc, "find_roots", json!({ "app": app })).await;
+    assert!(!r.is_error, "{}", r.text);
+    r.structured["roots"][0]["ref"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn observe(svc: &Service, root: &str) -> ToolResult {
+    let r = call(
+        svc,
+        "observe_ui",
+        json!({ "root": root, "mode": "semantic" }),
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.text);
+    r
+}
+
+async fn find(svc: &Service, state: &str, text: &str) -> String {
+    let r = call(svc, "search_ui", json!({ "stateId": state, "text": text })).await;
+    assert!(!r.is_error, "{}", r.text);
+    r.structured["matches"][0]["ref"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no match for {text}: {}", r.text))
+        .to_string()
+}
+
+fn sid(r: &ToolResult) -> String {
+    r.structured["stateId"].as_str().unwrap().to_string()
+}
+
+mod tool_loop {
+    use super::*;
+
+    #[tokio::test]
+    async fn find_observe_search_inspect_act_and_refs_stay_stable() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let obs = observe(&svc, &root).await;
+        assert!(obs.text.contains("\"Increment\""), "{}", obs.text);
+        assert!(obs.text.starts_with("state s"));
+        let s1 = sid(&obs);
+        let inc = find(&svc, &s1, "increment").await;
+        let label = find(&svc, &s1, "Count:").await;
+        let ins = call(&svc, "inspect_ui", json!({ "stateId": s1, "ref": inc })).await;
+        assert_eq!(ins.structured["node"]["role"], "button");
+        assert!(ins.structured["node"]["capabilities"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("press")));
+
+        let act = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "press", "ref": inc }] }),
+        )
+        .await;
+        assert!(!act.is_error, "{}", act.text);
+        assert_eq!(act.structured["outcome"], "worked");
+        let s2 = act.structured["stateId"].as_str().unwrap().to_string();
+        assert_ne!(s1, s2);
+        // The diff names the label by its old ref, updated.
+        assert!(
+            act.text.contains(&format!("~ {label} label \"Count: 1\"")),
+            "{}",
+            act.text
+        );
+        // Unchanged controls keep their refs in the successor.
+        assert_eq!(find(&svc, &s2, "increment").await, inc);
+        assert_eq!(find(&svc, &s2, "Count:").await, label);
+        // Every step's outcome is in the text the model reads.
+        assert!(act.text.contains("1. press"), "{}", act.text);
+        assert!(act.text.contains("→ worked"), "{}", act.text);
+        assert_eq!(
+            act.structured["steps"][0]["delivery"]["delivered"],
+            "delivered"
+        );
+    }
+
+    #[tokio::test]
+    async fn expect_postcondition_verdicts() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+        let r = call(&svc, "act_ui", json!({ "stateId": s1, "actions": [{ "action": "press", "ref": inc }], "expect": { "text": "Count: 1" } })).await;
+        assert_eq!(r.structured["expect"]["verdict"], "verified", "{}", r.text);
+        let s2 = r.structured["stateId"].as_str().unwrap().to_string();
+        let r = call(&svc, "act_ui", json!({ "stateId": s2, "actions": [{ "action": "press", "ref": inc }], "expect": { "text": "Increment" } })).await;
+        assert_eq!(
+            r.structured["expect"]["verdict"], "preexisting",
+            "{}",
+            r.text
+        );
+        let s3 = r.structured["stateId"].as_str().unwrap().to_string();
+        let r = call(&svc, "act_ui", json!({ "stateId": s3, "actions": [{ "action": "press", "ref": inc }], "expect": { "text": "Count: 99", "timeoutMs": 300 } })).await;
+        assert_eq!(r.structured["expect"]["verdict"], "failed");
+        assert_eq!(r.structured["outcome"], "didnt");
+        assert_eq!(code(&r), "postcondition_failed");
+        assert!(r.is_error);
+        assert_eq!(r.structured["error"]["delivery"], "delivered");
+    }
+
+    #[tokio::test]
+    async fn a_batch_stops_at_the_first_step_that_did_not_work() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+        let notes = find(&svc, &s1, "Notes").await;
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [
+            { "action": "setText", "ref": notes, "text": "hello" },
+            { "action": "scroll", "ref": notes, "scrollY": 2 },
+            { "action": "press", "ref": inc },
+        ] }),
+        )
+        .await;
+        assert_eq!(r.structured["stoppedAt"], 1, "{}", r.text);
+        assert_eq!(r.structured["steps"].as_array().unwrap().len(), 2);
+        assert_eq!(code(&r), "not_supported");
+        assert!(r.text.contains("stopped at step 2"), "{}", r.text);
+        // The third step never ran: the counter is unchanged.
+        let s = sid(&observe(&svc, &root).await);
+        find(&svc, &s, "Count: 0").await;
+    }
+
+    #[tokio::test]
+    async fn a_dialog_opening_is_a_root_change_and_closing_is_target_closed() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let open = find(&svc, &s1, "Open dialog").await;
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "press", "ref": open }] }),
+        )
+        .await;
+        let opened = r.structured["rootChanges"]["opened"].as_array().unwrap();
+        assert_eq!(opened.len(), 1, "{}", r.text);
+        assert_eq!(opened[0]["kind"], "dialog");
+        assert!(
+            r.text.contains("modal surface is now in front"),
+            "{}",
+            r.text
+        );
+        // The ref in the act result is the one find_roots gives.
+        let listed = call(&svc, "find_roots", json!({ "kind": "dialog" })).await;
+        assert_eq!(listed.structured["roots"][0]["ref"], opened[0]["ref"]);
+
+        let s2 = r.structured["stateId"].as_str().unwrap().to_string();
+        let close = find(&svc, &s2, "Close").await;
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s2, "actions": [{ "action": "press", "ref": close }] }),
+        )
+        .await;
+        assert_eq!(
+            r.structured["targetClosed"]["code"], "target_closed",
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["targetClosed"]["cause"], "closed");
+        assert!(r.structured["stateId"].is_null());
+        let again = call(&svc, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&again), "target_closed");
+    }
+}
+
+mod states_and_lanes {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_129th_state_evicts_the_first() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem);
+        let root = root_of(&svc, "Editor").await;
+        let first = sid(&observe(&svc, &root).await);
+        for _ in 0..128 {
+            observe(&svc, &root).await;
+        }
+        let r = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": first, "text": "Save" }),
+        )
+        .await;
+        assert_eq!(code(&r), "stale_state");
+        assert_eq!(r.structured["error"]["details"]["reason"], "evicted");
+        assert!(r.text.contains("evicted"), "{}", r.text);
+        let r = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": "s999999", "text": "Save" }),
+        )
+        .await;
+        assert_eq!(r.structured["error"]["details"]["reason"], "unknown");
+    }
+
+    #[tokio::test]
+    async fn stale_epoch_is_rejected_before_dispatch_while_another_resource_acts() {
+        let mem = Arc::new(MemoryBackend::sample());
+        mem.set_act_delay(Duration::from_millis(300));
+        let svc = Arc::new(service(mem.clone()));
+        let counter = root_of(&svc, "Counter").await;
+        let editor = root_of(&svc, "Editor").await;
+        let c1 = sid(&observe(&svc, &counter).await);
+        let e1 = sid(&observe(&svc, &editor).await);
+        let inc = find(&svc, &c1, "Increment").await;
+        let save = find(&svc, &e1, "Save").await;
+
+        let t0 = Instant::now();
+        let a = {
+            let svc = svc.clone();
+            let (c1, inc) = (c1.clone(), inc.clone());
+            tokio::spawn(async move {
+                call(
+                    &svc,
+                    "act_ui",
+                    json!({ "stateId": c1, "actions": [{ "action": "press", "ref": inc }] }),
+                )
+                .await
+            })
+        };
+        let b = {
+            let svc = svc.clone();
+            tokio::spawn(async move {
+                call(
+                    &svc,
+                    "act_ui",
+                    json!({ "stateId": e1, "actions": [{ "action": "press", "ref": save }] }),
+                )
+                .await
+            })
+        };
+        let (a, b) = (a.await.unwrap(), b.await.unwrap());
+        assert_eq!(a.structured["outcome"], "worked", "{}", a.text);
+        assert_eq!(b.structured["outcome"], "worked", "{}", b.text);
+        let log = mem.deliveries.lock().unwrap().clone();
+        let (da, db) = (&log[0], &log[1]);
+        // Different resources overlap in time (each delivery takes 300 ms).
+        assert!(
+            da.start < db.end && db.start < da.end,
+            "no overlap: {:?}",
+            log.iter()
+                .map(|d| (d.start - t0, d.end - t0))
+                .collect::<Vec<_>>()
+        );
+        eprintln!(
+            "overlap: counter {:?}–{:?}, editor {:?}–{:?}",
+            da.start - t0,
+            da.end - t0,
+            db.start - t0,
+            db.end - t0
+        );
+
+        // A write from the older state of the same app is rejected, and nothing is sent.
+        let before = mem.deliveries.lock().unwrap().len();
+        let stale = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": c1, "actions": [{ "action": "press", "ref": inc }] }),
+        )
+        .await;
+        assert_eq!(code(&stale), "stale_state", "{}", stale.text);
+        assert_eq!(stale.structured["error"]["delivery"], "not_delivered");
+        assert_eq!(stale.structured["error"]["details"]["reason"], "epoch");
+        assert_eq!(mem.deliveries.lock().unwrap().len(), before);
+    }
+
+    #[tokio::test]
+    async fn same_resource_acts_do_not_interleave() {
+        let mem = Arc::new(MemoryBackend::sample());
+        mem.set_act_delay(Duration::from_millis(150));
+        let svc = Arc::new(service(mem.clone()));
+        let counter = root_of(&svc, "Counter").await;
+        let s = sid(&observe(&svc, &counter).await);
+        let notes = find(&svc, &s, "Notes").await;
+        // Two writes from the same state: one runs, the other is rejected as stale after it.
+        let calls: Vec<_> = (0..2)
+            .map(|i| {
+                let (svc, s, notes) = (svc.clone(), s.clone(), notes.clone());
+                tokio::spawn(async move {
+                    call(&svc, "act_ui", json!({ "stateId": s, "actions": [{ "action": "typeText", "ref": notes, "text": format!("{i}") }] })).await
+                })
+            })
+            .collect();
+        let mut codes = Vec::new();
+        for c in calls {
+            let r = c.await.unwrap();
+            codes.push(if r.is_error {
+                code(&r).to_string()
+            } else {
+                "ok".into()
+            });
+        }
+        codes.sort();
+        assert_eq!(codes, vec!["ok".to_string(), "stale_state".to_string()]);
+        assert_eq!(mem.deliveries.lock().unwrap().len(), 1);
+    }
+}
+
+mod views {
+    use super::*;
+
+    #[tokio::test]
+    async fn large_state_is_folded_and_search_reaches_everything() {
+        let mem = Arc::new(MemoryBackend::big(5000));
+        let svc = service(mem);
+        let root = root_of(&svc, "Big").await;
+        let obs = observe(&svc, &root).await;
+        assert_eq!(obs.structured["nodeCount"], 5000);
+        let lines = obs.structured["outlineLines"].as_u64().unwrap();
+        assert!(lines <= 160, "outline has {lines} lines");
+        assert!(obs.text.contains('▸'), "folded lines say what they hide");
+        let s = sid(&obs);
+        // An item deep in the fold is found by search and shown by expand.
+        let r = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": s, "text": "Item 400.3 alpha beta" }),
+        )
+        .await;
+        assert_eq!(
+            r.structured["matches"][0]["name"], "Item 400.3 alpha beta",
+            "{}",
+            r.text
+        );
+        let group = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": s, "text": "Group 400", "role": "group" }),
+        )
+        .await;
+        let g = group.structured["matches"][0]["ref"].as_str().unwrap();
+        let ex = call(&svc, "expand_ui", json!({ "stateId": s, "ref": g })).await;
+        assert!(ex.text.contains("Item 400.3"), "{}", ex.text);
+        // Ranking: exact before prefix before substring.
+        let r = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": s, "text": "Group 4", "limit": 3 }),
+        )
+        .await;
+        assert_eq!(r.structured["matches"][0]["name"], "Group 4", "{}", r.text);
+        // Paging says how to continue.
+        assert!(r.text.contains("offset 3 for more"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn diff_falls_back_to_the_full_view_when_too_much_changed() {
+        let mem = Arc::new(MemoryBackend::big(300));
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Big").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let btn = find(&svc, &s1, "Item 1.0 alpha beta").await;
+        // The app renames 60 labels behind our back; the next act's successor differs a lot.
+        for i in 2..62 {
+            mem.rename("mem:big", i, &format!("renamed {i}"));
+        }
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "focus", "ref": btn }] }),
+        )
+        .await;
+        assert!(
+            r.text.contains("full view (the change is large)"),
+            "{}",
+            r.text
+        );
+        // A small change renders as a diff.
+        let s2 = r.structured["stateId"].as_str().unwrap().to_string();
+        mem.rename("mem:big", 3, "renamed again");
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s2, "actions": [{ "action": "focus", "ref": btn }] }),
+        )
+        .await;
+        assert!(r.text.contains("changes in"), "{}", r.text);
+        assert!(r.text.contains("\"renamed again\""), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn read_text_pages_by_range() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem);
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let notes = find(&svc, &s1, "Notes").await;
+        let text = "héllo wörld ".repeat(50);
+        let r = call(&svc, "act_ui", json!({ "stateId": s1, "actions": [{ "action": "setText", "ref": notes, "text": text }] })).await;
+        let s2 = r.structured["stateId"].as_str().unwrap().to_string();
+        let r = call(
+            &svc,
+            "read_text",
+            json!({ "stateId": s2, "ref": notes, "offset": 1, "length": 10 }),
+        )
+        .await;
+        assert_eq!(r.structured["text"], "éllo wörld", "{}", r.text);
+        assert_eq!(r.structured["total"], 600);
+        assert!(r.text.contains("offset 11"), "{}", r.text);
+    }
+}
+
+mod errors {
+    use super::*;
+
+    #[tokio::test]
+    async fn catalogued_errors_with_hints() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+
+        // invalid_args names the field.
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "click", "ref": inc, "count": 9 }] }),
+        )
+        .await;
+        assert_eq!(code(&r), "invalid_args");
+        assert!(r.structured["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("actions[0].count"));
+        let r = call(&svc, "observe_ui", json!({ "root": "r1" })).await;
+        assert_eq!(code(&r), "invalid_args");
+        assert!(r.text.contains("root"), "{}", r.text);
+        let r = call(&svc, "no_such_tool", json!({})).await;
+        assert_eq!(code(&r), "invalid_args");
+
+        // stale_ref: a ref that is not in the state.
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "press", "ref": "@e999" }] }),
+        )
+        .await;
+        assert_eq!(code(&r), "stale_ref");
+        assert!(r.structured["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("actions[0].ref"));
+
+        // root_not_found.
+        let r = call(&svc, "observe_ui", json!({ "root": "@r999" })).await;
+        assert_eq!(code(&r), "root_not_found");
+
+        // ambiguous_target: two roots match.
+        let r = call(&svc, "observe_ui", json!({ "app": "e" })).await;
+        assert_eq!(code(&r), "ambiguous_target", "{}", r.text);
+
+        // foreground_required under the headless policy, and nothing is sent.
+        let before = mem.deliveries.lock().unwrap().len();
+        let r = call(&svc, "act_ui", json!({ "stateId": s1, "actions": [{ "action": "keypress", "keys": ["ctrl+s"] }], "headless": true })).await;
+        assert_eq!(code(&r), "foreground_required", "{}", r.text);
+        assert_eq!(
+            r.structured["steps"][0]["delivery"]["delivered"],
+            "not_delivered"
+        );
+        assert_eq!(mem.deliveries.lock().unwrap().len(), before);
+
+        // timeout: wait_for a text that never appears.
+        let r = call(
+            &svc,
+            "wait_for",
+            json!({ "root": root, "text": "never", "timeoutMs": 300 }),
+        )
+        .await;
+        assert_eq!(code(&r), "timeout");
+        assert!(r.structured["error"]["details"]["lastStateId"].is_string());
+
+        // policy_denied: evaluate_browser is off by default.
+        let r = call(
+            &svc,
+            "evaluate_browser",
+            json!({ "root": root, "expression": "1" }),
+        )
+        .await;
+        assert_eq!(code(&r), "policy_denied");
+
+        // backend_unavailable: no browser backend here.
+        let r = call(&svc, "launch_browser", json!({})).await;
+        assert_eq!(code(&r), "backend_unavailable");
+
+        // invalid_args for a URL scheme that is not allowed.
+        let r = call(
+            &svc,
+            "launch_browser",
+            json!({ "url": "javascript:alert(1)" }),
+        )
+        .await;
+        assert_eq!(code(&r), "invalid_args");
+
+        // app_unresponsive: an observation that outlives its deadline.
+        mem.set_observe_delay(Duration::from_millis(800));
+        let r = call(
+            &svc,
+            "observe_ui",
+            json!({ "root": root, "timeoutMs": 200 }),
+        )
+        .await;
+        assert_eq!(code(&r), "app_unresponsive", "{}", r.text);
+        mem.set_observe_delay(Duration::ZERO);
+
+        // Every error result says whether input was delivered.
+        assert!(r.text.contains("nothing was sent"));
+    }
+
+    #[test]
+    fn docs_errors_md_matches_the_catalogue() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md");
+        let doc = std::fs::read_to_string(path).expect("docs/errors.md exists");
+        let table = ErrorCode::catalogue_markdown();
+        assert!(
+            doc.contains(&table),
+            "docs/errors.md is out of date: regenerate the table with `uidriver errors`"
+        );
+    }
+}
+
+mod decoder {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<f64>().prop_map(|n| json!(n)),
+            "[@a-zA-Z0-9 ._-]{0,12}".prop_map(Value::String),
+            prop_oneof![
+                Just("@e1"),
+                Just("@r1"),
+                Just("s1"),
+                Just("press"),
+                Just("click")
+            ]
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("stateId".to_string()),
+                        Just("root".to_string()),
+                        Just("ref".to_string()),
+                        Just("actions".to_string()),
+                        Just("action".to_string()),
+                        Just("text".to_string()),
+                        Just("count".to_string()),
+                        Just("x".to_string()),
+                        Just("keys".to_string()),
+                        "[a-z]{1,6}"
+                    ],
+                    inner,
+                    0..5
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_json_never_panics_and_invalid_input_never_reaches_a_backend(args in arb_json(), tool in prop_oneof![
+            Just("act_ui"), Just("observe_ui"), Just("search_ui"), Just("expand_ui"), Just("inspect_ui"), Just("read_text"), Just("wait_for")
+        ]) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let mem = Arc::new(MemoryBackend::sample());
+            let svc = service(mem.clone());
+            let r = rt.block_on(svc.call(tool, args));
+            if r.is_error && code(&r) == "invalid_args" {
+                prop_assert_eq!(mem.call_count(), 0, "invalid input reached the backend");
+            }
+            prop_assert!(!r.text.is_empty());
+        }
+    }
+}
