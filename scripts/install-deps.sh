@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# install-deps.sh — everything uidriver needs on a fresh Debian/Ubuntu machine: the isolated
+# desktop (Xvfb, D-Bus, AT-SPI, openbox), sample apps, Chromium, tesseract, the Python MCP SDK
+# for the conformance test, and a Rust toolchain when none is installed. Idempotent: packages
+# already present are not fetched again. Runs apt as root, or through sudo.
+set -euo pipefail
+
+PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
+  gtk-3-examples zenity mousepad gnome-calculator python3-gi gir1.2-atspi-2.0
+  tesseract-ocr tesseract-ocr-eng chromium python3-pip ca-certificates curl pkg-config)
+
+log() { echo "install-deps: $*" >&2; }
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { log "need root or sudo to install: ${missing[*]}"; exit 1; }
+    SUDO="sudo"
+  fi
+  log "installing ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+  [ -x "$HOME/.cargo/bin/cargo" ] || {
+    log "installing Rust with rustup"
+    curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
+  }
+fi
+
+# The official MCP Python SDK drives `uidriver mcp` in the conformance test.
+PY=${UIDRIVER_PYTHON:-python3}
+if ! "$PY" -c "import mcp" 2>/dev/null; then
+  log "installing the MCP Python SDK"
+  "$PY" -m pip install -q mcp 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp
+fi
+log "ok"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# test.sh — the whole test suite: unit and contract tests, the MCP SDK conformance test, and
+# live tests against real applications and Chromium in isolated desktops that the tests start
+# and stop themselves. Needs no display and no running services.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+[ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
+# Live tests share two cores with the apps they drive: two test threads keep timings honest.
+export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
+cargo build --workspace --all-targets --locked
+cargo test --workspace --locked
