@@ -5,7 +5,7 @@
 //! Screen text is untrusted: names and values are always quoted and escaped, so a label that
 //! reads like an instruction stays visibly data.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt::Write;
 
 use crate::model::Node;
@@ -261,6 +261,9 @@ fn fold_summary(state: &State, kids: &[usize], hidden: usize) -> String {
     }
     let mut parts: Vec<(Role, usize)> = counts.into_iter().collect();
     parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    if kids.is_empty() {
+        return format!("{hidden} hidden");
+    }
     let mut s = if parts.len() == 1 {
         plural(parts[0].0, parts[0].1)
     } else {
@@ -302,46 +305,69 @@ fn forced_nodes(state: &State, from: usize) -> HashSet<usize> {
     forced
 }
 
+/// Which children of an unfolded node are shown: the first ones in order (as many as the
+/// budget allows, at least `max_children` when they fit), plus any child on a forced path.
+fn pick_children(
+    kids: &[usize],
+    forced: &HashSet<usize>,
+    room: usize,
+    opts: &OutlineOptions,
+) -> Vec<usize> {
+    let limit = opts.max_children.max(room).min(kids.len());
+    let mut shown: Vec<usize> = kids[..limit].to_vec();
+    for &k in &kids[limit..] {
+        if forced.contains(&k) {
+            shown.push(k);
+        }
+    }
+    shown
+}
+
+/// Lines an unfolded node adds: its shown children, a "… more" line, a hidden-children line.
+fn unfold_cost(kids: usize, shown: usize, hidden: usize) -> usize {
+    shown + usize::from(kids > shown) + usize::from(hidden > 0)
+}
+
 /// Renders the subtree at `from` within the budget.
 pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outline {
     let forced = forced_nodes(state, from);
-    let mut unfolded: HashSet<usize> = HashSet::new();
-    let mut kids_of: std::collections::HashMap<usize, (Vec<usize>, usize)> = Default::default();
+    // Node -> (children to show, all display children, hidden count); present = unfolded.
+    let mut plan: HashMap<usize, (Vec<usize>, Vec<usize>, usize)> = HashMap::new();
     let mut lines = 1usize;
-    let mut queue: VecDeque<usize> = VecDeque::new();
-    queue.push_back(from);
     // Forced nodes go first so a deep focused element is never starved by a wide top level.
     let mut forced_order: Vec<usize> = forced.iter().copied().collect();
     forced_order.sort_unstable();
     let hard_cap = opts.max_lines * 2;
     for &f in &forced_order {
         let (kids, hidden) = display_children(state, f, opts.show_hidden);
-        let cost = kids.len().min(opts.max_children)
-            + usize::from(kids.len() > opts.max_children)
-            + usize::from(hidden > 0 && !kids.is_empty());
+        // Half of what is left, so the forced path cannot eat the whole budget.
+        let room = opts.max_lines.saturating_sub(lines) / 2;
+        let shown = pick_children(&kids, &forced, room, opts);
+        let cost = unfold_cost(kids.len(), shown.len(), hidden);
         if lines + cost <= hard_cap {
             lines += cost;
-            unfolded.insert(f);
+            plan.insert(f, (shown, kids, hidden));
         }
-        kids_of.insert(f, (kids, hidden));
     }
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    queue.push_back(from);
     while let Some(i) = queue.pop_front() {
-        let (kids, hidden) = kids_of
-            .entry(i)
-            .or_insert_with(|| display_children(state, i, opts.show_hidden))
-            .clone();
-        if !unfolded.contains(&i) {
-            let cost = kids.len().min(opts.max_children)
-                + usize::from(kids.len() > opts.max_children)
-                + usize::from(hidden > 0 && !kids.is_empty());
-            if kids.is_empty() || lines + cost > opts.max_lines {
+        if !plan.contains_key(&i) {
+            let (kids, hidden) = display_children(state, i, opts.show_hidden);
+            if kids.is_empty() {
+                continue;
+            }
+            let room = opts.max_lines.saturating_sub(lines + 2);
+            let shown = pick_children(&kids, &forced, room, opts);
+            let cost = unfold_cost(kids.len(), shown.len(), hidden);
+            if lines + cost > opts.max_lines {
                 continue;
             }
             lines += cost;
-            unfolded.insert(i);
+            plan.insert(i, (shown, kids, hidden));
         }
-        for &k in kids.iter().take(opts.max_children) {
-            queue.push_back(k);
+        if let Some((shown, _, _)) = plan.get(&i) {
+            queue.extend(shown.iter().copied());
         }
     }
 
@@ -362,34 +388,41 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
             }
         };
         let node = &state.snapshot.nodes[i];
-        let (kids, hidden) = kids_of
-            .get(&i)
-            .cloned()
-            .unwrap_or_else(|| display_children(state, i, opts.show_hidden));
         let indent = "  ".repeat(depth);
         let _ = write!(out.text, "{indent}{} {}", state.ref_of(i), describe(node));
-        if !unfolded.contains(&i) && (!kids.is_empty() || hidden > 0) {
-            let _ = write!(out.text, " ▸ {}", fold_summary(state, &kids, hidden));
-            out.folded += 1;
-        }
-        out.text.push('\n');
-        out.lines += 1;
-        if unfolded.contains(&i) {
-            let shown = kids.len().min(opts.max_children);
-            // Pushed first so they come out after the children.
-            if hidden > 0 {
-                stack.push(Item::Text(format!("{indent}  ({hidden} hidden children)")));
+        match plan.get(&i) {
+            None => {
+                let (kids, hidden) = display_children(state, i, opts.show_hidden);
+                if !kids.is_empty() || hidden > 0 {
+                    let _ = write!(out.text, " ▸ {}", fold_summary(state, &kids, hidden));
+                    out.folded += 1;
+                }
+                out.text.push('\n');
+                out.lines += 1;
             }
-            if kids.len() > shown {
-                stack.push(Item::Text(format!(
-                    "{indent}  … {} more ({}; search_ui, or expand_ui {})",
-                    kids.len() - shown,
-                    fold_summary(state, &kids[shown..], 0),
-                    state.ref_of(i)
-                )));
-            }
-            for &k in kids[..shown].iter().rev() {
-                stack.push(Item::Node(k, depth + 1));
+            Some((shown, kids, hidden)) => {
+                out.text.push('\n');
+                out.lines += 1;
+                // Pushed first so they come out after the children.
+                if *hidden > 0 {
+                    stack.push(Item::Text(format!("{indent}  ({hidden} hidden children)")));
+                }
+                if kids.len() > shown.len() {
+                    let rest: Vec<usize> = kids
+                        .iter()
+                        .copied()
+                        .filter(|k| !shown.contains(k))
+                        .collect();
+                    stack.push(Item::Text(format!(
+                        "{indent}  … {} more ({}; search_ui, or expand_ui {})",
+                        rest.len(),
+                        fold_summary(state, &rest, 0),
+                        state.ref_of(i)
+                    )));
+                }
+                for &k in shown.iter().rev() {
+                    stack.push(Item::Node(k, depth + 1));
+                }
             }
         }
     }
