@@ -344,11 +344,11 @@ pub struct ImageInfo {
 impl ImageInfo {
     /// Maps an image pixel to a screen pixel (per axis, using the delivered size).
     pub fn to_screen(&self, x: f64, y: f64) -> (i32, i32) {
-        let sx = self.screen.width as f64 / self.width.max(1) as f64;
-        let sy = self.screen.height as f64 / self.height.max(1) as f64;
+        // Multiply before dividing: exact for every whole-pixel input (dividing first loses the
+        // far edge by one pixel for ~5% of window sizes).
         (
-            self.screen.x + (x * sx).floor() as i32,
-            self.screen.y + (y * sy).floor() as i32,
+            self.screen.x + (x * self.screen.width as f64 / self.width.max(1) as f64).floor() as i32,
+            self.screen.y + (y * self.screen.height as f64 / self.height.max(1) as f64).floor() as i32,
         )
     }
     /// Maps a screen rectangle into image pixels.

@@ -352,7 +352,7 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     let mut queue: VecDeque<usize> = VecDeque::new();
     queue.push_back(from);
     while let Some(i) = queue.pop_front() {
-        if !plan.contains_key(&i) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = plan.entry(i) {
             let (kids, hidden) = display_children(state, i, opts.show_hidden);
             if kids.is_empty() {
                 continue;
@@ -364,7 +364,7 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                 continue;
             }
             lines += cost;
-            plan.insert(i, (shown, kids, hidden));
+            slot.insert((shown, kids, hidden));
         }
         if let Some((shown, _, _)) = plan.get(&i) {
             queue.extend(shown.iter().copied());
