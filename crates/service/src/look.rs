@@ -118,6 +118,40 @@ impl Service {
     }
 }
 
+impl Service {
+    /// A successor of `state` with its root's pixels read (image + OCR fused), taken under the
+    /// lane and only when no write happened since `state` (its epoch is current).
+    pub(crate) async fn ocr_successor(&self, state: &Arc<State>) -> Result<Arc<State>, Error> {
+        let backend = self.backend_named(&state.root_info.backend)?.clone();
+        let deadline = Deadline::after(self.config.observe_timeout);
+        let guard = self.lanes.enter(&state.root_info.resource).await;
+        guard.check(state.epoch)?;
+        let mut snapshot = state.snapshot.clone();
+        let (image, ocr) = crate::pixels::capture_and_read(
+            backend.as_ref(),
+            &state.root_info,
+            &mut snapshot,
+            self.config.image_max,
+            deadline,
+        )
+        .await?;
+        let next = State::build(NewState {
+            id: self.store.allocate(),
+            root: state.root,
+            root_info: state.root_info.clone(),
+            epoch: guard.epoch(),
+            snapshot,
+            image,
+            ocr,
+            previous: Some(state.clone()),
+            successor: true,
+        });
+        let next = self.store.insert(next);
+        self.persist_ids();
+        Ok(next)
+    }
+}
+
 async fn run_observe(
     backend: &dyn Backend,
     info: &RootInfo,

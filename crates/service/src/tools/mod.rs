@@ -107,7 +107,7 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
     match tool {
         "find_roots" => find_roots::run(svc, decode(args)?).await,
         "observe_ui" => observe_ui::run(svc, decode(args)?).await,
-        "search_ui" => search_ui::run(svc, decode(args)?),
+        "search_ui" => search_ui::run(svc, decode(args)?).await,
         "expand_ui" => expand_ui::run(svc, decode(args)?).await,
         "inspect_ui" => inspect_ui::run(svc, decode(args)?),
         "act_ui" => act_ui::run(svc, decode(args)?).await,

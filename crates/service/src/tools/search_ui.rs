@@ -36,6 +36,14 @@ pub struct Args {
     /// Skip this many matches (for paging).
     #[serde(default)]
     pub offset: Option<usize>,
+    /// When a text query matches nothing, read the root's pixels once (OCR) and search again
+    /// in the successor state (default true).
+    #[serde(default = "yes")]
+    pub ocr_fallback: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One value or a list of them.
@@ -57,7 +65,7 @@ impl<T: Clone> OneOrMany<T> {
     }
 }
 
-pub(crate) fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     if a.text.as_deref().is_none_or(|t| t.trim().is_empty())
         && a.role.is_none()
         && a.capability.is_none()
@@ -77,11 +85,32 @@ pub(crate) fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         scope,
         include_hidden: a.include_hidden,
     };
-    let found = search(&state, &q);
+    let mut found = search(&state, &q);
+    let mut state = state;
+    let mut escalated = None;
+    // Nothing matched a text query and the state has never been read visually: read its
+    // pixels once (OCR) and search again in the resulting successor state.
+    if found.is_empty() && q.text.is_some() && state.image.is_none() && a.ocr_fallback {
+        match svc.ocr_successor(&state).await {
+            Ok(next) => {
+                found = search(&next, &q);
+                escalated = Some(state.id);
+                state = next;
+            }
+            Err(e) => tracing::debug!(error = %e, "OCR escalation skipped"),
+        }
+    }
     let total = found.len();
     let offset = a.offset.unwrap_or(0);
     let page: Vec<_> = found.into_iter().skip(offset).take(limit).collect();
-    let mut text = format!("{total} matches in {}", state.id);
+    let mut text = String::new();
+    if let Some(from) = escalated {
+        text.push_str(&format!(
+            "nothing matched in {from}; read its pixels (OCR) into the successor state {}\n",
+            state.id
+        ));
+    }
+    text.push_str(&format!("{total} matches in {}", state.id));
     if total > offset + page.len() {
         text.push_str(&format!(
             " (showing {}–{}; offset {} for more)",
@@ -116,6 +145,6 @@ pub(crate) fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     }
     Ok(ToolResult::ok(
         text,
-        json!({ "stateId": state.id.to_string(), "matches": matches, "total": total }),
+        json!({ "stateId": state.id.to_string(), "matches": matches, "total": total, "ocrFrom": escalated.map(|s| s.to_string()) }),
     ))
 }
