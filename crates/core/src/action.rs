@@ -362,7 +362,7 @@ impl Step {
 }
 
 /// The fields each action accepts besides `action` (anything else is rejected).
-fn allowed_fields(action: &str) -> Option<&'static [&'static str]> {
+pub fn allowed_fields(action: &str) -> Option<&'static [&'static str]> {
     Some(match action {
         "press" | "check" | "uncheck" | "expand" | "collapse" | "focus" => &["ref"],
         "click" => &["ref", "x", "y", "button", "count"],

@@ -347,8 +347,10 @@ impl ImageInfo {
         // Multiply before dividing: exact for every whole-pixel input (dividing first loses the
         // far edge by one pixel for ~5% of window sizes).
         (
-            self.screen.x + (x * self.screen.width as f64 / self.width.max(1) as f64).floor() as i32,
-            self.screen.y + (y * self.screen.height as f64 / self.height.max(1) as f64).floor() as i32,
+            self.screen.x
+                + (x * self.screen.width as f64 / self.width.max(1) as f64).floor() as i32,
+            self.screen.y
+                + (y * self.screen.height as f64 / self.height.max(1) as f64).floor() as i32,
         )
     }
     /// Maps a screen rectangle into image pixels.

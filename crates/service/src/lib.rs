@@ -30,7 +30,7 @@ use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, S
 pub use args::decode;
 pub use ids_file::default_path as default_id_file;
 pub use result::{error_text, ImageContent, ToolResult};
-pub use tools::{ToolDef, TOOLS};
+pub use tools::{tools_markdown, ToolDef, TOOLS};
 
 /// Settings of a service.
 #[derive(Clone, Debug)]

@@ -550,6 +550,25 @@ mod errors {
     }
 
     #[test]
+    fn docs_tools_md_matches_the_registry() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/TOOLS.md");
+        let doc = std::fs::read_to_string(path).expect("docs/TOOLS.md exists");
+        assert!(
+            doc.contains(&uidriver_service::tools_markdown()),
+            "docs/TOOLS.md is out of date: regenerate it with `uidriver tools --markdown`"
+        );
+    }
+
+    #[test]
+    fn every_tool_schema_is_a_strict_object() {
+        for t in uidriver_service::TOOLS {
+            let s = (t.schema)();
+            assert_eq!(s["type"], "object", "{}", t.name);
+            assert_eq!(s["additionalProperties"], false, "{}", t.name);
+        }
+    }
+
+    #[test]
     fn docs_errors_md_matches_the_catalogue() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md");
         let doc = std::fs::read_to_string(path).expect("docs/errors.md exists");

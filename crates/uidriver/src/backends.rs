@@ -10,8 +10,15 @@ use crate::cli::ServiceFlags;
 
 /// Builds the service with every backend this platform has.
 pub async fn build_service(flags: &ServiceFlags) -> Service {
-    let backends: Vec<Arc<dyn Backend>> = Vec::new();
-    let unavailable = Vec::new();
+    let mut backends: Vec<Arc<dyn Backend>> = Vec::new();
+    let mut unavailable = Vec::new();
+    match uidriver_backend_linux::LinuxBackend::from_env().await {
+        Ok(b) => backends.push(Arc::new(b)),
+        Err(e) => {
+            tracing::warn!(error = %e, "the Linux desktop backend is unavailable");
+            unavailable.push(("linux".to_string(), uidriver_core::Error::from(e)));
+        }
+    }
     let config = ServiceConfig {
         id_file: default_id_file(),
         allow_evaluate: flags.allow_evaluate

@@ -27,6 +27,9 @@ pub enum Command {
         /// Print JSON (names, descriptions, input schemas).
         #[arg(long)]
         json: bool,
+        /// Print the Markdown reference (the source of docs/TOOLS.md).
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
     },
     /// Print the error catalogue as Markdown (the source of docs/errors.md).
     Errors,

@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 #[test]
 fn mcp_python_sdk_conformance() {
     let exe = env!("CARGO_BIN_EXE_uidriver");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/mcp/conformance.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/mcp/conformance.py"
+    );
     let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
     let has_sdk = Command::new(&python)
         .args(["-c", "import mcp"])
@@ -35,11 +38,17 @@ fn mcp_python_sdk_conformance() {
         }
         if start.elapsed() > Duration::from_secs(120) {
             let _ = child.kill();
-            let _ = Command::new(exe).args(["daemon", "stop"]).env("UIDRIVER_SOCKET", dir.join("daemon.sock")).status();
+            let _ = Command::new(exe)
+                .args(["daemon", "stop"])
+                .env("UIDRIVER_SOCKET", dir.join("daemon.sock"))
+                .status();
             panic!("conformance script hung");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(status.success(), "MCP conformance failed (see stderr above)");
+    assert!(
+        status.success(),
+        "MCP conformance failed (see stderr above)"
+    );
 }

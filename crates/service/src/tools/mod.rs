@@ -102,6 +102,93 @@ pub static TOOLS: &[ToolDef] = &[
     },
 ];
 
+/// The tool reference as Markdown (what `docs/TOOLS.md` contains): each tool's description and
+/// a table of its arguments from its schema.
+pub fn tools_markdown() -> String {
+    let mut s = String::new();
+    for t in TOOLS {
+        s.push_str(&format!("## `{}`\n\n{}\n\n", t.name, t.description));
+        let schema = (t.schema)();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        if let Some(props) = schema["properties"].as_object() {
+            if !props.is_empty() {
+                s.push_str(
+                    "| argument | type | required | description |\n| --- | --- | --- | --- |\n",
+                );
+                for (name, p) in props {
+                    let ty = type_of(p);
+                    let desc = p["description"]
+                        .as_str()
+                        .unwrap_or("")
+                        .replace('\n', " ")
+                        .replace('|', "\\|");
+                    let req = if required.contains(&name.as_str()) {
+                        "yes"
+                    } else {
+                        ""
+                    };
+                    s.push_str(&format!("| `{name}` | {ty} | {req} | {desc} |\n"));
+                }
+                s.push('\n');
+            }
+        }
+    }
+    s.push_str("## Action steps (`act_ui.actions[]`)\n\n| action | fields besides `action` |\n| --- | --- |\n");
+    for a in uidriver_core::action::ACTIONS {
+        let fields = uidriver_core::action::allowed_fields(a).unwrap_or(&[]);
+        let list: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+        s.push_str(&format!("| `{a}` | {} |\n", list.join(", ")));
+    }
+    s
+}
+
+fn type_of(p: &Value) -> String {
+    if let Some(c) = p["const"].as_str() {
+        return format!("`{c}`");
+    }
+    if let Some(t) = p["type"].as_str() {
+        if t == "array" {
+            return format!("array of {}", type_of(&p["items"]));
+        }
+        return t.to_string();
+    }
+    if let Some(t) = p["type"].as_array() {
+        let names: Vec<&str> = t
+            .iter()
+            .filter_map(|v| v.as_str())
+            .filter(|s| *s != "null")
+            .collect();
+        if !names.is_empty() {
+            return names.join(" or ");
+        }
+    }
+    if let Some(e) = p["enum"].as_array() {
+        return e
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|v| format!("`{v}`"))
+            .collect::<Vec<_>>()
+            .join(" \\| ");
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(alts) = p[key].as_array() {
+            let names: Vec<String> = alts.iter().map(type_of).filter(|t| t != "null").collect();
+            return names.join(if names.iter().all(|n| n.starts_with('`')) {
+                " \\| "
+            } else {
+                " or "
+            });
+        }
+    }
+    if p.get("pattern").is_some() {
+        return "string".into();
+    }
+    "any".into()
+}
+
 /// Runs a tool by name.
 pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<ToolResult, Error> {
     match tool {

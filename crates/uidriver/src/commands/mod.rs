@@ -33,7 +33,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Call(a) => call::run(a).await,
         Command::Mcp(a) => mcp::run(a).await,
         Command::Daemon(a) => daemon::run(a).await,
-        Command::Tools { json } => tools::list(json),
+        Command::Tools { json, markdown } => tools::list(json, markdown),
         Command::Errors => tools::errors(),
         Command::Sandbox(a) => sandbox::run(a).await,
         Command::Doctor | Command::Demo(_) => {

@@ -8,9 +8,11 @@ use uidriver_service::TOOLS;
 
 use super::exit;
 
-pub fn list(as_json: bool) -> u8 {
+pub fn list(as_json: bool, markdown: bool) -> u8 {
     let mut out = std::io::stdout().lock();
-    if as_json {
+    if markdown {
+        let _ = write!(out, "{}", uidriver_service::tools_markdown());
+    } else if as_json {
         let tools: Vec<_> = TOOLS
             .iter()
             .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": (t.schema)() }))
