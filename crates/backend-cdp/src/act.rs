@@ -1,0 +1,704 @@
+//! Running action steps on a page, each with evidence: how the target was grounded (ref or
+//! point), how input was delivered (`cdp-input` for real pointer and key events through
+//! `Input.dispatch*Event`, `cdp-dom` for DOM-level changes), and how the effect was verified
+//! (the element received the event, a read-back of its value or state, or the document
+//! being replaced). Steps stop at the first one that did not work. This file holds the loop,
+//! grounding, hit-testing and the pointer steps; text, value and state steps are `edit.rs`.
+//!
+//! Pointer steps never click blind: the element is scrolled into view, its centre is hit-tested
+//! with `DOM.getNodeForLocation`, and when something else covers it the step is refused before
+//! any input is sent (`press` may instead activate the element through the DOM, which reaches
+//! the right element and says so).
+//!
+//! CDP input is delivered to the renderer, not the OS: it moves no OS pointer, takes no OS
+//! focus and cannot reach another application, so every step is allowed under the `headless`
+//! policy, and the process-wide physical input lock is not taken (browser lanes run in
+//! parallel with desktop input).
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use uidriver_core::action::{Button, Point};
+use uidriver_core::{
+    ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Result, Step, StepReport, Target,
+};
+
+use crate::error::{maybe_delivered, CdpError};
+use crate::extract::{parse_handle, Viewport};
+use crate::input::{click_events, mouse_move, wheel};
+use crate::page::Page;
+use crate::protocol::{CallArgument, GetNodeForLocation, ResolveNode};
+
+pub(crate) const U: &str = "globalThis[Symbol.for('uidriver')]";
+
+/// Runs the steps of one act call on one page.
+pub async fn run(
+    page: &Page,
+    headless: bool,
+    req: &ActRequest<'_>,
+    deadline: Deadline,
+) -> Result<Vec<StepReport>> {
+    let vp: [f64; 9] = serde_json::from_value(
+        page.eval_value(
+            "[innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio, screenX, screenY, outerWidth, outerHeight]",
+            deadline,
+        )
+        .await?,
+    )
+    .map_err(|e| Error::internal(format!("viewport: {e}")))?;
+    let actor = Actor {
+        page,
+        req,
+        vp: Viewport::from_vp(&vp, headless),
+        deadline,
+    };
+    let mut reports = Vec::new();
+    for (i, step) in req.steps.iter().enumerate() {
+        let r = actor.step(i, step).await;
+        let stop = r.outcome != uidriver_core::Outcome::Worked;
+        reports.push(r);
+        if stop {
+            break;
+        }
+    }
+    Ok(reports)
+}
+
+/// An element of the page, addressed for this call.
+pub(crate) struct Elem {
+    pub(crate) r: ElementRef,
+    pub(crate) obj: String,
+}
+
+/// Where an element can be pointed at.
+struct Geom {
+    x: f64,
+    y: f64,
+    visible: bool,
+}
+
+/// What a hit test found at a point.
+enum Hit {
+    /// The element (or a descendant, or a label of it).
+    Target,
+    /// Something else; its short description (`div#overlay.modal`).
+    Covered(String),
+}
+
+pub(crate) struct Actor<'a> {
+    pub(crate) page: &'a Page,
+    pub(crate) req: &'a ActRequest<'a>,
+    pub(crate) vp: Viewport,
+    pub(crate) deadline: Deadline,
+}
+
+impl Actor<'_> {
+    async fn step(&self, index: usize, step: &Step) -> StepReport {
+        let mut r = StepReport::new(index, step.name());
+        if let Err(mut e) = self.dispatch(&mut r, step).await {
+            if r.delivery.delivered != Delivery::NotDelivered
+                && e.delivery == Delivery::NotDelivered
+            {
+                e.delivery = r.delivery.delivered;
+            }
+            r.error = Some(e);
+        }
+        r.conclude()
+    }
+
+    async fn dispatch(&self, r: &mut StepReport, step: &Step) -> Result<()> {
+        match step {
+            Step::Press(t) => {
+                let el = self.element(r, *t).await?;
+                self.pointer_click(r, &el, Button::Left, 1, true).await
+            }
+            Step::Click {
+                target,
+                button,
+                count,
+            } => match target {
+                Target::Ref(t) => {
+                    let el = self.element(r, *t).await?;
+                    self.pointer_click(r, &el, *button, *count, false).await
+                }
+                Target::Point(p) => self.point_click(r, *p, *button, *count).await,
+            },
+            Step::SetText(t, text) => self.set_text(r, *t, text).await,
+            Step::TypeText(t, text) => self.type_text(r, *t, text).await,
+            Step::Keypress(t, keys) => self.keypress(r, *t, keys).await,
+            Step::Scroll { target, dx, dy } => self.scroll(r, target.as_ref(), *dx, *dy).await,
+            Step::Select(t, v) => self.select(r, *t, v).await,
+            Step::Check(t) => self.check(r, *t, true).await,
+            Step::Uncheck(t) => self.check(r, *t, false).await,
+            Step::Expand(t) => self.expand(r, *t, true).await,
+            Step::Collapse(t) => self.expand(r, *t, false).await,
+            Step::Focus(t) => self.focus(r, *t).await,
+            Step::SetValue(t, v) => self.set_value(r, *t, *v).await,
+            Step::Drag { path, from, button } => self.drag(r, path, *from, *button).await,
+            Step::MoveMouse(t) | Step::Hover(t) => self.hover(r, t).await,
+            Step::Wait(ms) => {
+                tokio::time::sleep(Duration::from_millis(*ms).min(self.deadline.remaining())).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Resolves a ref of the base state to a live element.
+    pub(crate) async fn element(&self, r: &mut StepReport, t: ElementRef) -> Result<Elem> {
+        r.grounding.method = "ref".into();
+        r.grounding.r#ref = Some(t);
+        let node = self.req.state.node(t)?;
+        let (nonce, id) = parse_handle(&node.handle).ok_or_else(|| {
+            Error::new(ErrorCode::StaleRef, format!("{t} is not a browser element"))
+        })?;
+        let obj = self.page.element(nonce, id, self.deadline).await?.ok_or_else(|| {
+            Error::new(
+                ErrorCode::StaleRef,
+                format!("the element of {t} is no longer in the page (removed, or the page navigated)"),
+            )
+        })?;
+        Ok(Elem { r: t, obj })
+    }
+
+    pub(crate) async fn call(&self, el: &Elem, f: &str, args: Vec<Value>) -> Result<Value> {
+        let args = args
+            .into_iter()
+            .map(|v| CallArgument {
+                value: Some(v),
+                object_id: None,
+            })
+            .collect();
+        Ok(self.page.call_on(&el.obj, f, args, self.deadline).await?)
+    }
+
+    /// Scrolls the element into view and finds the point to aim at (in viewport pixels).
+    async fn geometry(&self, el: &Elem) -> Result<Geom> {
+        let v = self.call(el, GEOM_JS, vec![]).await?;
+        let g: (f64, f64, bool) =
+            serde_json::from_value(v).map_err(|e| Error::internal(format!("geometry: {e}")))?;
+        Ok(Geom {
+            x: g.0,
+            y: g.1,
+            visible: g.2,
+        })
+    }
+
+    /// Hit-tests a viewport point against the element.
+    async fn hit(&self, el: &Elem, x: f64, y: f64) -> Result<Hit> {
+        let hit_obj = self.hit_object(x, y).await;
+        let v = match hit_obj {
+            Some(h) => {
+                let arg = CallArgument {
+                    value: None,
+                    object_id: Some(h.clone()),
+                };
+                let v = self
+                    .page
+                    .call_on(&el.obj, HIT_JS, vec![arg], self.deadline)
+                    .await;
+                self.page.release(&h).await;
+                v?
+            }
+            // The node is in a frame our world cannot hold: hit-test in script instead.
+            None => {
+                self.call(el, HIT_JS_POINT, vec![json!(x), json!(y)])
+                    .await?
+            }
+        };
+        let (ok, desc): (bool, String) =
+            serde_json::from_value(v).map_err(|e| Error::internal(format!("hit test: {e}")))?;
+        Ok(if ok { Hit::Target } else { Hit::Covered(desc) })
+    }
+
+    /// The object of the node at a point, via `DOM.getNodeForLocation`.
+    async fn hit_object(&self, x: f64, y: f64) -> Option<String> {
+        let n = self
+            .page
+            .send(
+                &GetNodeForLocation {
+                    x: x.round() as i32,
+                    y: y.round() as i32,
+                    include_user_agent_shadow_dom: false,
+                    ignore_pointer_events_none: false,
+                },
+                self.deadline,
+            )
+            .await
+            .ok()?;
+        let ctx = self.page.world_context(self.deadline).await.ok()?;
+        let resolved = self
+            .page
+            .send(
+                &ResolveNode {
+                    backend_node_id: n.backend_node_id,
+                    execution_context_id: Some(ctx),
+                },
+                self.deadline,
+            )
+            .await
+            .ok()?;
+        resolved.object.object_id
+    }
+
+    /// Starts counting pointer/key events that reach the element (capture phase, our world).
+    pub(crate) async fn probe(&self, obj: &str, events: &[&str]) -> Result<()> {
+        let arg = CallArgument {
+            value: Some(json!(events)),
+            object_id: None,
+        };
+        self.page
+            .call_on(obj, PROBE_JS, vec![arg], self.deadline)
+            .await?;
+        Ok(())
+    }
+
+    /// Reads the counts; None when the document was replaced meanwhile (a navigation).
+    pub(crate) async fn read_probe(&self) -> Result<Option<Value>> {
+        let expr = format!(
+            "(() => {{ const U = {U}; if (!U || !U.probe) return null; const s = U.probe.seen; \
+             U.probe.off(); U.probe = null; return s; }})()"
+        );
+        match self.page.eval_value(&expr, self.deadline).await {
+            Ok(Value::Null) => Ok(None),
+            Ok(v) => Ok(Some(v)),
+            Err(CdpError::TargetClosed(m)) => {
+                Err(Error::new(ErrorCode::TargetClosed, m).delivered(Delivery::Delivered))
+            }
+            Err(e) => Err(maybe_delivered(e)),
+        }
+    }
+
+    /// A screen point for the report (the same mapping as node bounds).
+    fn screen_point(&self, x: f64, y: f64) -> (i32, i32) {
+        let b = self.vp.to_screen(x, y, 0.0, 0.0);
+        (b.x, b.y)
+    }
+
+    /// A step's point (state image pixels, else viewport pixels) in viewport pixels.
+    fn viewport_point(&self, p: Point) -> (f64, f64) {
+        match &self.req.state.image {
+            Some(img) => {
+                let (sx, sy) = img.to_screen(p.x, p.y);
+                self.vp.to_viewport(f64::from(sx), f64::from(sy))
+            }
+            None => (p.x, p.y),
+        }
+    }
+
+    async fn send_mouse(
+        &self,
+        r: &mut StepReport,
+        events: Vec<crate::protocol::DispatchMouseEvent>,
+    ) -> Result<()> {
+        r.delivery.method = "cdp-input".into();
+        r.delivery.delivered = Delivery::Maybe;
+        for ev in &events {
+            self.page
+                .send(ev, self.deadline)
+                .await
+                .map_err(maybe_delivered)?;
+        }
+        r.delivery.delivered = Delivery::Delivered;
+        Ok(())
+    }
+
+    /// Clicks an element with real pointer events after a hit test. With `dom_fallback`
+    /// (press), a covered or box-less element is activated through the DOM instead.
+    pub(crate) async fn pointer_click(
+        &self,
+        r: &mut StepReport,
+        el: &Elem,
+        button: Button,
+        count: u8,
+        dom_fallback: bool,
+    ) -> Result<()> {
+        let g = self.geometry(el).await?;
+        let events = ["mousedown", "mouseup", "click", "auxclick", "contextmenu"];
+        let blocked = if !g.visible {
+            Some(format!(
+                "{} has no box on screen (hidden or not rendered)",
+                el.r
+            ))
+        } else {
+            r.grounding.point = Some(self.screen_point(g.x, g.y));
+            match self.hit(el, g.x, g.y).await? {
+                Hit::Target => None,
+                Hit::Covered(what) => Some(format!(
+                    "{} is covered by {what} at its centre ({:.0}, {:.0} in the viewport)",
+                    el.r, g.x, g.y
+                )),
+            }
+        };
+        if let Some(why) = blocked {
+            if !dom_fallback {
+                return Err(Error::unsupported(format!("{why}; nothing was sent")).with_hint(
+                    "Close or remove what covers it first (search_ui for the overlay's button), or use press, which activates the element itself through the DOM.",
+                ));
+            }
+            self.probe(&el.obj, &events).await?;
+            r.delivery.method = "cdp-dom".into();
+            r.delivery.delivered = Delivery::Maybe;
+            r.delivery.detail = Some(format!(
+                "{why}; activated through the DOM (element.click())"
+            ));
+            self.call(el, "function () { this.click(); }", vec![])
+                .await
+                .map_err(|e| e.delivered(Delivery::Maybe))?;
+            r.delivery.delivered = Delivery::Delivered;
+        } else {
+            self.probe(&el.obj, &events).await?;
+            self.send_mouse(r, click_events(g.x, g.y, button, count))
+                .await?;
+        }
+        self.verify_click(r, button, count).await
+    }
+
+    async fn verify_click(&self, r: &mut StepReport, button: Button, count: u8) -> Result<()> {
+        match self.read_probe().await? {
+            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            Some(seen) => {
+                let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
+                let (ok, what) = match button {
+                    Button::Left => (n("click") >= u64::from(count), "click"),
+                    Button::Right => (n("contextmenu") + n("mouseup") > 0, "contextmenu"),
+                    Button::Middle => (n("auxclick") + n("mouseup") > 0, "auxclick"),
+                };
+                verify(
+                    r,
+                    "state",
+                    ok,
+                    &format!("the element received {what}"),
+                    &format!("no {what} event reached the element"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    async fn point_click(
+        &self,
+        r: &mut StepReport,
+        p: Point,
+        button: Button,
+        count: u8,
+    ) -> Result<()> {
+        let (x, y) = self.viewport_point(p);
+        r.grounding.method = "point".into();
+        r.grounding.point = Some(self.screen_point(x, y));
+        let hit = self.hit_object(x, y).await.ok_or_else(|| {
+            Error::invalid(
+                "x",
+                "there is no element of the page at that point (outside the viewport?)",
+            )
+        })?;
+        self.probe(
+            &hit,
+            &["mousedown", "mouseup", "click", "auxclick", "contextmenu"],
+        )
+        .await?;
+        let sent = self.send_mouse(r, click_events(x, y, button, count)).await;
+        self.page.release(&hit).await;
+        sent?;
+        self.verify_click(r, button, count).await
+    }
+
+    async fn hover(&self, r: &mut StepReport, t: &Target) -> Result<()> {
+        match t {
+            Target::Ref(t) => {
+                let el = self.element(r, *t).await?;
+                let g = self.geometry(&el).await?;
+                if !g.visible {
+                    return Err(Error::unsupported(format!("{} has no box on screen", el.r)));
+                }
+                r.grounding.point = Some(self.screen_point(g.x, g.y));
+                if let Hit::Covered(what) = self.hit(&el, g.x, g.y).await? {
+                    return Err(Error::unsupported(format!(
+                        "{} is covered by {what}; nothing was sent",
+                        el.r
+                    )));
+                }
+                self.send_mouse(r, vec![mouse_move(g.x, g.y, 0)]).await?;
+                let over = self
+                    .call(
+                        &el,
+                        "function () { return this.matches(':hover'); }",
+                        vec![],
+                    )
+                    .await?;
+                verify(
+                    r,
+                    "state",
+                    over.as_bool() == Some(true),
+                    "the pointer is over the element",
+                    "the element is not hovered",
+                );
+            }
+            Target::Point(p) => {
+                let (x, y) = self.viewport_point(*p);
+                r.grounding.method = "point".into();
+                r.grounding.point = Some(self.screen_point(x, y));
+                self.send_mouse(r, vec![mouse_move(x, y, 0)]).await?;
+                // Whatever is at the point should now be under the pointer.
+                let over = match self.hit_object(x, y).await {
+                    Some(h) => {
+                        let v = self
+                            .page
+                            .call_on(&h, "function () { return this.nodeType === 1 ? this.matches(':hover') : this.parentElement.matches(':hover'); }", vec![], self.deadline)
+                            .await;
+                        self.page.release(&h).await;
+                        v?.as_bool() == Some(true)
+                    }
+                    None => false,
+                };
+                verify(
+                    r,
+                    "state",
+                    over,
+                    "the element at the point is hovered",
+                    "nothing at the point is hovered",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    async fn drag(
+        &self,
+        r: &mut StepReport,
+        path: &[Point],
+        from: Option<ElementRef>,
+        button: Button,
+    ) -> Result<()> {
+        let mut pts: Vec<(f64, f64)> = path.iter().map(|p| self.viewport_point(*p)).collect();
+        if let Some(f) = from {
+            let el = self.element(r, f).await?;
+            let g = self.geometry(&el).await?;
+            pts.insert(0, (g.x, g.y));
+        } else {
+            r.grounding.method = "point".into();
+        }
+        let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
+            return Err(Error::invalid("path", "a drag needs points"));
+        };
+        r.grounding.point = Some(self.screen_point(first.0, first.1));
+        let (name, bit) = crate::input::button(button);
+        let mut evs = vec![mouse_move(first.0, first.1, 0)];
+        evs.push(crate::protocol::DispatchMouseEvent {
+            kind: "mousePressed",
+            x: first.0,
+            y: first.1,
+            button: name,
+            buttons: bit,
+            click_count: 1,
+            ..Default::default()
+        });
+        // Intermediate moves so drag handlers see motion, not a jump.
+        for w in pts.windows(2) {
+            let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+            for k in 1..=5 {
+                let t = f64::from(k) / 5.0;
+                evs.push(mouse_move(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t, bit));
+            }
+        }
+        evs.push(crate::protocol::DispatchMouseEvent {
+            kind: "mouseReleased",
+            x: last.0,
+            y: last.1,
+            button: name,
+            click_count: 1,
+            ..Default::default()
+        });
+        // Count what the page receives (on the window, so it does not matter what is dragged).
+        let win = self
+            .page
+            .eval_world("window", false, self.deadline)
+            .await?
+            .result
+            .object_id;
+        if let Some(w) = &win {
+            self.probe(w, &["mousedown", "mousemove", "mouseup"])
+                .await?;
+        }
+        self.send_mouse(r, evs).await?;
+        match self.read_probe().await? {
+            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            Some(seen) => {
+                let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
+                // Evidence that the whole gesture reached the page; its effect (what moved
+                // where) is for the next observation to show.
+                let ok = n("mousedown") >= 1 && n("mousemove") >= 1 && n("mouseup") >= 1;
+                verify(
+                    r,
+                    "state",
+                    ok,
+                    "the page received press, moves and release",
+                    "the page did not receive the whole gesture",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    async fn scroll(
+        &self,
+        r: &mut StepReport,
+        target: Option<&Target>,
+        dx: i32,
+        dy: i32,
+    ) -> Result<()> {
+        let (obj, x, y, own) = match target {
+            Some(Target::Ref(t)) => {
+                let el = self.element(r, *t).await?;
+                let g = self.geometry(&el).await?;
+                (el.obj, g.x, g.y, true)
+            }
+            Some(Target::Point(p)) => {
+                let (x, y) = self.viewport_point(*p);
+                r.grounding.method = "point".into();
+                let o = self
+                    .hit_object(x, y)
+                    .await
+                    .ok_or_else(|| Error::invalid("x", "no element of the page at that point"))?;
+                (o, x, y, false)
+            }
+            None => {
+                r.grounding.method = "focus".into();
+                let (vw, vh) = self.vp_size().await?;
+                let (w, h) = (vw / 2.0, vh / 2.0);
+                let o = self
+                    .hit_object(w, h)
+                    .await
+                    .ok_or_else(|| Error::internal("nothing at the viewport centre"))?;
+                (o, w, h, false)
+            }
+        };
+        r.grounding.point = Some(self.screen_point(x, y));
+        let before = self
+            .page
+            .call_on(&obj, SCROLL_STATE_JS, vec![], self.deadline)
+            .await?;
+        self.send_mouse(r, vec![mouse_move(x, y, 0), wheel(x, y, dx, dy)])
+            .await?;
+        // Wheel scrolling is applied asynchronously (and may animate): poll briefly.
+        let mut after = before.clone();
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            after = self
+                .page
+                .call_on(&obj, SCROLL_STATE_JS, vec![], self.deadline)
+                .await?;
+            if after != before {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                break;
+            }
+        }
+        if !own {
+            self.page.release(&obj).await;
+        }
+        verify(
+            r,
+            "read-back",
+            after != before,
+            "the scroll position changed",
+            "nothing scrolled (already at the end?)",
+        );
+        Ok(())
+    }
+
+    async fn vp_size(&self) -> Result<(f64, f64)> {
+        let v = self
+            .page
+            .eval_value("[innerWidth, innerHeight]", self.deadline)
+            .await?;
+        serde_json::from_value(v).map_err(|e| Error::internal(format!("viewport: {e}")))
+    }
+}
+
+pub(crate) fn verify(r: &mut StepReport, method: &str, ok: bool, yes: &str, no: &str) {
+    r.verification.method = method.into();
+    r.verification.passed = Some(ok);
+    r.verification.detail = Some(if ok { yes } else { no }.to_string());
+}
+
+pub(crate) fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// Scrolls into view when needed; returns [x, y, visible] of the point to aim at (the centre
+/// of the first line box of an inline element that wraps), in top-viewport pixels.
+const GEOM_JS: &str = r#"function () {
+  const U = globalThis[Symbol.for('uidriver')];
+  const w = this.ownerDocument.defaultView;
+  let r = this.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > w.innerHeight || r.right > w.innerWidth) {
+    this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  }
+  const visible = this.checkVisibility({ visibilityProperty: true });
+  const rects = this.getClientRects();
+  r = this.getBoundingClientRect();
+  for (const c of rects) { if (c.width > 1 && c.height > 1) { r = c; break; } }
+  const [ox, oy] = U.frameOffset(this);
+  const x = Math.min(Math.max(r.left + r.width / 2 + ox, 0), innerWidth - 1);
+  const y = Math.min(Math.max(r.top + r.height / 2 + oy, 0), innerHeight - 1);
+  return [x, y, visible && r.width > 0 && r.height > 0];
+}"#;
+
+/// `this` is the target, `hit` the node at the point: [is it the target, what it is].
+const HIT_JS: &str = r#"function (hit) {
+  const up = (n) => n.parentNode || n.host || (n.nodeType === 9 && n.defaultView && n.defaultView.frameElement) || null;
+  for (let n = hit; n; n = up(n)) if (n === this) return [true, ''];
+  for (let n = hit; n; n = up(n)) if (n.localName === 'label' && n.control === this) return [true, ''];
+  const e = hit.nodeType === 1 ? hit : hit.parentElement;
+  let d = e ? e.localName : 'something';
+  if (e && e.id) d += '#' + e.id;
+  if (e && e.classList && e.classList.length) d += '.' + Array.from(e.classList).slice(0, 2).join('.');
+  const t = e ? (e.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 40) : '';
+  return [false, t ? d + ' ("' + t + '")' : d];
+}"#;
+
+/// The same test by `elementFromPoint`, descending into same-origin frames.
+const HIT_JS_POINT: &str = r#"function (x, y) {
+  let d = document, ox = 0, oy = 0, e = null;
+  for (;;) {
+    e = d.elementFromPoint(x - ox, y - oy);
+    if (e && (e.localName === 'iframe' || e.localName === 'frame') && e.contentDocument && e !== this) {
+      const r = e.getBoundingClientRect();
+      ox += r.left + e.clientLeft; oy += r.top + e.clientTop; d = e.contentDocument; continue;
+    }
+    break;
+  }
+  if (!e) return [false, 'nothing'];
+  for (let n = e; n; n = n.parentNode || n.host || null) if (n === this) return [true, ''];
+  let s = e.localName; if (e.id) s += '#' + e.id;
+  return [false, s];
+}"#;
+
+/// Counts the named events reaching `this` (capture phase) until read.
+const PROBE_JS: &str = r#"function (types) {
+  const U = globalThis[Symbol.for('uidriver')];
+  if (U.probe) U.probe.off();
+  const seen = {}, fns = [], tgt = this;
+  for (const t of types) {
+    const f = () => { seen[t] = (seen[t] || 0) + 1; };
+    tgt.addEventListener(t, f, true);
+    fns.push([t, f]);
+  }
+  U.probe = { seen, off: () => { for (const [t, f] of fns) tgt.removeEventListener(t, f, true); } };
+  return true;
+}"#;
+
+/// Scroll offsets of the element, its ancestors (across frames) and the window.
+const SCROLL_STATE_JS: &str = r#"function () {
+  const s = [];
+  let n = this.nodeType === 1 ? this : this.parentElement;
+  while (n) {
+    s.push(Math.round(n.scrollTop), Math.round(n.scrollLeft));
+    n = n.parentElement || n.ownerDocument.defaultView.frameElement;
+  }
+  s.push(Math.round(scrollX), Math.round(scrollY));
+  return s.join(',');
+}"#;

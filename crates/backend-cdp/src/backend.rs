@@ -1,0 +1,394 @@
+//! [`CdpBackend`]: the `Backend` and `BrowserControl` ports for Chromium. It keeps the browsers
+//! it launched or attached to, finds the page behind a root key, and delegates: listing to
+//! `roots.rs`, observing to `extract.rs`, acting to `act.rs`, page operations to `page.rs`.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use uidriver_core::{
+    ActRequest, Backend, BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation,
+    Node, ObserveRequest, RawImage, Result, RootInfo, Snapshot, State, StepReport, TextSlice,
+};
+
+use crate::browser::Browser;
+use crate::error::CdpError;
+use crate::extract::{self, parse_handle};
+use crate::page::Page;
+use crate::protocol::CreateTarget;
+use crate::roots::{self, parse_key, BACKEND};
+
+/// How the backend starts browsers and bounds what it returns.
+#[derive(Clone, Debug)]
+pub struct CdpConfig {
+    /// The Chromium binary (Debian's is `/usr/lib/chromium/chromium`).
+    pub chromium: PathBuf,
+    /// Default for launches: `Some(true)` always headless, `Some(false)` headed when a display
+    /// exists, `None` headed when `DISPLAY` is set and headless otherwise. A launch request
+    /// asking for headless always gets it.
+    pub headless: Option<bool>,
+    /// Largest `evaluate_browser` result, in bytes of JSON.
+    pub max_evaluate_bytes: usize,
+    /// Launch with `--force-renderer-accessibility` (web content visible over AT-SPI).
+    /// `None`: only when headed, because headless Chromium has no AT-SPI bridge and the flag
+    /// then only costs time (the renderer builds a full accessibility tree after every load;
+    /// 0.8–2 s of main-thread work on the largest Rust docs page).
+    pub renderer_accessibility: Option<bool>,
+}
+
+impl Default for CdpConfig {
+    fn default() -> Self {
+        CdpConfig {
+            chromium: PathBuf::from("/usr/lib/chromium/chromium"),
+            headless: None,
+            max_evaluate_bytes: 64 * 1024,
+            renderer_accessibility: None,
+        }
+    }
+}
+
+/// Chromium pages as roots, over one DevTools WebSocket per browser.
+pub struct CdpBackend {
+    config: CdpConfig,
+    // A std mutex: held only to copy out or push an Arc, never across an await.
+    browsers: Mutex<Vec<Arc<Browser>>>,
+}
+
+impl CdpBackend {
+    /// A backend with no browsers yet; `launch` (or attach) adds them.
+    pub fn new(config: CdpConfig) -> Self {
+        CdpBackend {
+            config,
+            browsers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CdpConfig {
+        &self.config
+    }
+
+    /// Stops every browser this backend launched and forgets all browsers; browsers it only
+    /// attached to keep running.
+    pub async fn shutdown(&self) {
+        let all: Vec<Arc<Browser>> = self
+            .browsers
+            .lock()
+            .map(|mut b| b.drain(..).collect())
+            .unwrap_or_default();
+        for b in all {
+            b.shutdown().await;
+        }
+    }
+
+    pub(crate) fn browsers_for_bench(&self) -> Vec<Arc<Browser>> {
+        self.browsers()
+    }
+
+    fn browsers(&self) -> Vec<Arc<Browser>> {
+        self.browsers.lock().map(|b| b.clone()).unwrap_or_default()
+    }
+
+    /// The browser and page behind a root.
+    async fn page(&self, root: &RootInfo, deadline: Deadline) -> Result<(Arc<Browser>, Arc<Page>)> {
+        let (bid, tid) = parse_key(&root.key)
+            .ok_or_else(|| Error::new(ErrorCode::RootNotFound, "not a browser page root"))?;
+        let browser = self
+            .browsers()
+            .into_iter()
+            .find(|b| b.id == bid)
+            .ok_or_else(|| CdpError::NoSuchPage("its browser is no longer connected".into()))?;
+        if browser.client.is_closed() {
+            return Err(Error::new(
+                ErrorCode::TargetClosed,
+                "the browser of this page exited",
+            ));
+        }
+        let page = browser.page(tid, deadline).await.map_err(|e| {
+            browser.forget(tid);
+            Error::from(e)
+        })?;
+        Ok((browser, page))
+    }
+
+    /// Maps a failure on a page, forgetting its session when the page is gone.
+    fn page_error(browser: &Browser, page: &Page, e: CdpError) -> Error {
+        if matches!(e, CdpError::TargetClosed(_)) {
+            browser.forget(&page.target_id);
+        }
+        e.into()
+    }
+
+    fn headless_for(&self, req: &LaunchRequest) -> bool {
+        let display = std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty());
+        req.headless || self.config.headless == Some(true) || !display
+    }
+}
+
+/// Accepts http, https and file URLs only.
+pub fn check_url(url: &str) -> Result<()> {
+    let (scheme, rest) = url.split_once(':').unwrap_or(("", ""));
+    match scheme.to_ascii_lowercase().as_str() {
+        "http" | "https" if rest.starts_with("//") && rest.len() > 2 => Ok(()),
+        "file" => Ok(()),
+        _ => Err(Error::invalid(
+            "url",
+            "only http, https and file URLs can be opened",
+        )),
+    }
+}
+
+#[async_trait]
+impl Backend for CdpBackend {
+    fn name(&self) -> &'static str {
+        BACKEND
+    }
+
+    async fn list_roots(&self, deadline: Deadline) -> Result<Vec<RootInfo>> {
+        let mut out = Vec::new();
+        for b in self.browsers() {
+            if b.client.is_closed() {
+                continue;
+            }
+            match roots::list(&b, deadline).await {
+                Ok(r) => out.extend(r),
+                Err(e) => tracing::debug!(browser = %b.id, error = %e, "listing pages failed"),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn observe(
+        &self,
+        root: &RootInfo,
+        req: &ObserveRequest,
+        deadline: Deadline,
+    ) -> Result<Snapshot> {
+        let (browser, page) = self.page(root, deadline).await?;
+        extract::observe(&page, browser.headless, None, req.max_nodes, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
+    async fn observe_region(
+        &self,
+        root: &RootInfo,
+        state: &State,
+        node: usize,
+        req: &ObserveRequest,
+        deadline: Deadline,
+    ) -> Result<Snapshot> {
+        let n = state
+            .snapshot
+            .nodes
+            .get(node)
+            .ok_or_else(|| Error::invalid("node", "not a node of the state"))?;
+        let handle = parse_handle(&n.handle)
+            .ok_or_else(|| Error::new(ErrorCode::StaleRef, "not a browser element"))?;
+        let (browser, page) = self.page(root, deadline).await?;
+        extract::observe(
+            &page,
+            browser.headless,
+            Some(handle),
+            req.max_nodes,
+            deadline,
+        )
+        .await
+        .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
+    async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
+        let (browser, page) = self.page(req.root, deadline).await?;
+        crate::act::run(&page, browser.headless, &req, deadline).await
+    }
+
+    async fn read_text(
+        &self,
+        root: &RootInfo,
+        node: &Node,
+        start: u32,
+        end: u32,
+        deadline: Deadline,
+    ) -> Result<TextSlice> {
+        let (browser, page) = self.page(root, deadline).await?;
+        let (nonce, id) = parse_handle(&node.handle)
+            .ok_or_else(|| Error::new(ErrorCode::StaleRef, "not a browser element"))?;
+        // A text run's text is the node's own name; an element's is read live.
+        let full: String = if node
+            .handle
+            .rsplit(':')
+            .next()
+            .is_some_and(|s| s.contains('.'))
+        {
+            node.name.text().unwrap_or_default().to_string()
+        } else {
+            let obj = page
+                .element(nonce, id, deadline)
+                .await
+                .map_err(|e| Self::page_error(&browser, &page, e))?
+                .ok_or_else(|| {
+                    Error::new(ErrorCode::StaleRef, "the element is no longer in the page")
+                })?;
+            let v = page.call_on(&obj, READ_TEXT_JS, vec![], deadline).await;
+            page.release(&obj).await;
+            v.map_err(|e| Self::page_error(&browser, &page, e))?
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let total = full.chars().count() as u32;
+        let s = start.min(total);
+        let e = end.clamp(s, total);
+        Ok(TextSlice {
+            text: full
+                .chars()
+                .skip(s as usize)
+                .take((e - s) as usize)
+                .collect(),
+            start: s,
+            end: e,
+            total,
+        })
+    }
+
+    async fn wait_change(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
+        let (browser, page) = self.page(root, deadline).await?;
+        page.wait_change(deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
+    async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
+        let (browser, page) = self.page(root, deadline).await?;
+        crate::capture::capture(&page, browser.headless, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
+    fn browser(&self) -> Option<&dyn BrowserControl> {
+        Some(self)
+    }
+}
+
+/// An element's full text: a field's value (passwords redacted), else its rendered text.
+const READ_TEXT_JS: &str = r#"function () {
+  if (this.localName === 'input' && this.type === 'password') return this.value ? '••••' : '';
+  if (this.localName === 'input' || this.localName === 'textarea') return String(this.value);
+  return this.innerText || this.textContent || '';
+}"#;
+
+#[async_trait]
+impl BrowserControl for CdpBackend {
+    async fn launch(&self, req: LaunchRequest, deadline: Deadline) -> Result<Vec<RootInfo>> {
+        if let Some(u) = &req.url {
+            check_url(u)?;
+        }
+        let browser = match &req.endpoint {
+            Some(ep) => Browser::attach(ep, deadline).await?,
+            None => {
+                let headless = self.headless_for(&req);
+                let a11y = self.config.renderer_accessibility.unwrap_or(!headless);
+                Browser::launch(&self.config.chromium, headless, a11y, deadline).await?
+            }
+        };
+        let browser = Arc::new(browser);
+        if let Ok(mut b) = self.browsers.lock() {
+            b.push(browser.clone());
+        }
+        tracing::info!(browser = %browser.id, launched = req.endpoint.is_none(), "browser connected");
+        if let Some(url) = &req.url {
+            let pages = browser.pages(deadline).await?;
+            let target = match pages.first() {
+                Some(t) => t.target_id.clone(),
+                None => {
+                    browser
+                        .client
+                        .send(None, &CreateTarget { url: "about:blank" }, deadline)
+                        .await?
+                        .target_id
+                }
+            };
+            let page = browser.page(&target, deadline).await?;
+            page.navigate(&Navigation::Url(url.clone()), deadline)
+                .await?;
+        }
+        Ok(roots::list(&browser, deadline).await?)
+    }
+
+    async fn navigate(
+        &self,
+        root: &RootInfo,
+        nav: Navigation,
+        deadline: Deadline,
+    ) -> Result<RootInfo> {
+        if let Navigation::Url(u) = &nav {
+            check_url(u)?;
+        }
+        let (browser, page) = self.page(root, deadline).await?;
+        page.navigate(&nav, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))?;
+        let listed = roots::list(&browser, deadline.cap(Duration::from_secs(5))).await?;
+        listed
+            .into_iter()
+            .find(|r| r.key == root.key)
+            .ok_or_else(|| Error::new(ErrorCode::TargetClosed, "the page closed after navigating"))
+    }
+
+    async fn evaluate(
+        &self,
+        root: &RootInfo,
+        expression: &str,
+        deadline: Deadline,
+    ) -> Result<Value> {
+        let (browser, page) = self.page(root, deadline).await?;
+        let v = page
+            .evaluate(expression, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))?;
+        let size = serde_json::to_string(&v)
+            .map(|s| s.len())
+            .unwrap_or(usize::MAX);
+        if size > self.config.max_evaluate_bytes {
+            return Err(Error::invalid(
+                "expression",
+                format!(
+                    "the result is {size} bytes of JSON, above the {} byte cap",
+                    self.config.max_evaluate_bytes
+                ),
+            )
+            .with_hint("Return less: pick fields, or slice strings and arrays (e.g. JSON.stringify(x).slice(0, 2000)).")
+            .delivered(uidriver_core::Delivery::Delivered));
+        }
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_web_and_file_urls() {
+        assert!(check_url("http://127.0.0.1:8000/x").is_ok());
+        assert!(check_url("HTTPS://example.org").is_ok());
+        assert!(check_url("file:///tmp/a.html").is_ok());
+        for bad in [
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "chrome://settings",
+            "about:blank",
+            "ftp://x",
+            "http:x",
+            "nope",
+        ] {
+            assert_eq!(
+                check_url(bad).unwrap_err().code,
+                ErrorCode::InvalidArgs,
+                "{bad}"
+            );
+        }
+    }
+}

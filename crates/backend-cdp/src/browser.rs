@@ -1,0 +1,181 @@
+//! One browser this backend talks to: its connection, whether we launched it (and so may stop
+//! it), and the page sessions attached over its socket. Listing its pages as roots is
+//! `roots.rs`; what is done inside a page is `page.rs`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use uidriver_core::Deadline;
+
+use crate::client::Client;
+use crate::error::{CdpError, CdpResult};
+use crate::launch::{resolve_endpoint, Launched};
+use crate::page::Page;
+use crate::protocol::{
+    AttachToTarget, CloseBrowser, GetProcessInfo, GetTargets, GetVersion, TargetInfo,
+};
+
+/// A connected browser.
+pub struct Browser {
+    /// The browser's id (the last segment of its WebSocket path); part of every root key.
+    pub id: String,
+    /// The socket.
+    pub client: Arc<Client>,
+    /// Whether it runs without windows (known when launched; from `Browser.getVersion` when attached).
+    pub headless: bool,
+    /// The browser process, when known (always for launched ones).
+    pub pid: Option<u32>,
+    /// Set when this backend started the browser; only then may it stop it.
+    launched: tokio::sync::Mutex<Option<Launched>>,
+    // A std mutex: held only to look up or insert a session, never across an await.
+    pages: Mutex<HashMap<String, Arc<Page>>>,
+    // Serializes attaching so two callers do not open two sessions for one page.
+    attaching: tokio::sync::Mutex<()>,
+}
+
+impl Browser {
+    /// Launches Chromium and connects to it.
+    pub async fn launch(
+        chromium: &Path,
+        headless: bool,
+        accessibility: bool,
+        deadline: Deadline,
+    ) -> CdpResult<Browser> {
+        let (mut launched, url) =
+            Launched::start(chromium, headless, accessibility, deadline).await?;
+        match Client::connect(&url, deadline).await {
+            Ok(client) => {
+                let pid = Some(launched.pid());
+                Ok(Browser::new(
+                    url_id(&url),
+                    client,
+                    headless,
+                    pid,
+                    Some(launched),
+                ))
+            }
+            Err(e) => {
+                launched.stop().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Attaches to a browser someone else started (`ws://…` or `http://host:port`).
+    pub async fn attach(endpoint: &str, deadline: Deadline) -> CdpResult<Browser> {
+        let url = resolve_endpoint(endpoint, deadline).await?;
+        let client = Client::connect(&url, deadline).await?;
+        let version = client.send(None, &GetVersion {}, deadline).await?;
+        let headless = version.product.starts_with("HeadlessChrome");
+        // The pid lets the service pair a headed page with its X11 window; optional.
+        let pid = client
+            .send(None, &GetProcessInfo {}, deadline)
+            .await
+            .ok()
+            .and_then(|p| p.process_info.into_iter().find(|p| p.kind == "browser"))
+            .map(|p| p.id);
+        Ok(Browser::new(url_id(&url), client, headless, pid, None))
+    }
+
+    fn new(
+        id: String,
+        client: Client,
+        headless: bool,
+        pid: Option<u32>,
+        launched: Option<Launched>,
+    ) -> Self {
+        Browser {
+            id,
+            client: Arc::new(client),
+            headless,
+            pid,
+            launched: tokio::sync::Mutex::new(launched),
+            pages: Mutex::default(),
+            attaching: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The page targets, in the browser's order (tabs and windows; not iframes, workers or
+    /// browser UI such as the omnibox popup).
+    pub async fn pages(&self, deadline: Deadline) -> CdpResult<Vec<TargetInfo>> {
+        let t = self.client.send(None, &GetTargets {}, deadline).await?;
+        Ok(t.target_infos
+            .into_iter()
+            .filter(|t| t.kind == "page")
+            .collect())
+    }
+
+    /// The session of a page, attaching on first use.
+    pub async fn page(&self, target_id: &str, deadline: Deadline) -> CdpResult<Arc<Page>> {
+        if let Some(p) = self.cached(target_id) {
+            return Ok(p);
+        }
+        let _guard = self.attaching.lock().await;
+        if let Some(p) = self.cached(target_id) {
+            return Ok(p);
+        }
+        let attach = AttachToTarget {
+            target_id,
+            flatten: true,
+        };
+        let attached = self
+            .client
+            .send(None, &attach, deadline)
+            .await
+            .map_err(|e| match e {
+                CdpError::Protocol { message, .. } => CdpError::TargetClosed(message),
+                e => e,
+            })?;
+        let page = Arc::new(Page::new(
+            self.client.clone(),
+            target_id,
+            attached.session_id,
+        ));
+        page.enable(deadline).await?;
+        if let Ok(mut m) = self.pages.lock() {
+            m.insert(target_id.to_string(), page.clone());
+        }
+        Ok(page)
+    }
+
+    fn cached(&self, target_id: &str) -> Option<Arc<Page>> {
+        self.pages.lock().ok()?.get(target_id).cloned()
+    }
+
+    /// Forgets a page session (after its target closed).
+    pub fn forget(&self, target_id: &str) {
+        if let Ok(mut m) = self.pages.lock() {
+            m.remove(target_id);
+        }
+    }
+
+    /// Stops the browser if this backend launched it (politely first: `Browser.close`, then
+    /// SIGTERM, then SIGKILL); a browser we only attached to is left running.
+    pub async fn shutdown(&self) {
+        let mut launched = self.launched.lock().await;
+        if let Some(l) = launched.as_mut() {
+            let d = Deadline::after(Duration::from_secs(2));
+            let _ = self.client.send(None, &CloseBrowser {}, d).await;
+            l.stop().await;
+        }
+        *launched = None;
+    }
+}
+
+/// The browser id: the last path segment of `ws://host:port/devtools/browser/<id>`.
+fn url_id(url: &str) -> String {
+    url.rsplit('/').next().unwrap_or(url).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn browser_id_is_the_last_segment() {
+        assert_eq!(
+            super::url_id("ws://127.0.0.1:1/devtools/browser/ab-cd"),
+            "ab-cd"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Pixels of a page: `Page.captureScreenshot` of the viewport, decoded to the RGB that core's
+//! [`RawImage`] carries, with the screen rectangle the image shows (the same mapping as node
+//! bounds, so image coordinates in act steps land where the outline says). Scaling, encoding
+//! and OCR are the vision crate's.
+
+use std::io::Cursor;
+
+use serde::{Deserialize, Serialize};
+use uidriver_core::{Deadline, RawImage};
+
+use crate::error::{CdpError, CdpResult};
+use crate::extract::Viewport;
+use crate::page::Page;
+use crate::protocol::Command;
+
+/// `Page.captureScreenshot`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CaptureScreenshot {
+    format: &'static str,
+    from_surface: bool,
+}
+#[derive(Deserialize)]
+struct Screenshot {
+    data: String,
+}
+impl Command for CaptureScreenshot {
+    const METHOD: &'static str = "Page.captureScreenshot";
+    type Output = Screenshot;
+}
+
+/// Captures the page's viewport. The page renders itself (another window cannot cover it), so
+/// the image is never marked as possibly occluded.
+pub async fn capture(page: &Page, headless: bool, deadline: Deadline) -> CdpResult<RawImage> {
+    let vp: [f64; 9] = serde_json::from_value(
+        page.eval_value(
+            "[innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio, screenX, screenY, outerWidth, outerHeight]",
+            deadline,
+        )
+        .await?,
+    )
+    .map_err(|source| CdpError::Decode {
+        method: "viewport",
+        source,
+    })?;
+    let shot = page
+        .send(
+            &CaptureScreenshot {
+                format: "png",
+                from_surface: true,
+            },
+            deadline,
+        )
+        .await?;
+    let png = base64_decode(&shot.data)
+        .ok_or_else(|| CdpError::PageScript("the screenshot is not valid base64".into()))?;
+    let (width, height, rgb) = tokio::task::spawn_blocking(move || decode_png(&png))
+        .await
+        .map_err(|e| CdpError::PageScript(format!("decoding the screenshot: {e}")))??;
+    let view = Viewport::from_vp(&vp, headless);
+    Ok(RawImage {
+        width,
+        height,
+        rgb,
+        screen: view.to_screen(0.0, 0.0, vp[0], vp[1]),
+        maybe_occluded: false,
+    })
+}
+
+/// PNG bytes to (width, height, RGB).
+fn decode_png(bytes: &[u8]) -> CdpResult<(u32, u32, Vec<u8>)> {
+    let bad =
+        |e: png::DecodingError| CdpError::PageScript(format!("the screenshot is not a PNG: {e}"));
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(bad)?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| CdpError::PageScript("the screenshot is too large".into()))?;
+    let mut buf = vec![0; size];
+    let info = reader.next_frame(&mut buf).map_err(bad)?;
+    buf.truncate(info.buffer_size());
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => buf,
+        png::ColorType::Rgba => buf
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g]).collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0]])
+            .collect(),
+        png::ColorType::Indexed => {
+            return Err(CdpError::PageScript("unexpected indexed PNG".into()));
+        }
+    };
+    Ok((info.width, info.height, rgb))
+}
+
+/// Standard base64 (with padding) to bytes; None on a bad character. CDP sends screenshots
+/// this way; one small decoder saves a dependency.
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    fn val(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let trimmed = bytes
+        .strip_suffix(b"==")
+        .or_else(|| bytes.strip_suffix(b"="))
+        .unwrap_or(&bytes);
+    let mut out = Vec::with_capacity(trimmed.len() * 3 / 4);
+    for chunk in trimmed.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c)? << (18 - 6 * i);
+        }
+        let b = n.to_be_bytes();
+        out.extend_from_slice(&b[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_known_values() {
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+        assert_eq!(base64_decode("YWJj").unwrap(), b"abc");
+        assert_eq!(base64_decode("").unwrap(), b"");
+        assert!(base64_decode("a*==").is_none());
+    }
+}

@@ -1,0 +1,417 @@
+//! The steps that change text, values and states: setText, typeText, keypress, select,
+//! check/uncheck, expand/collapse, focus and setValue. Each reads the state it changes before
+//! (to send nothing when it already holds) and after (the verification). Finding elements,
+//! pointer delivery and hit-testing are `act.rs`'s.
+
+use serde_json::{json, Value};
+use uidriver_core::action::Button;
+use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
+
+use crate::act::{format_number, verify, Actor, Elem, U};
+use crate::error::maybe_delivered;
+use crate::input::chord_events;
+use crate::protocol::InsertText;
+
+impl Actor<'_> {
+    /// setText: focus, select all, insert the text as input events (`Input.insertText`), read back.
+    pub(crate) async fn set_text(
+        &self,
+        r: &mut StepReport,
+        t: ElementRef,
+        text: &str,
+    ) -> Result<()> {
+        let el = self.element(r, t).await?;
+        let kind = self.call(&el, EDIT_KIND_JS, vec![]).await?;
+        if kind.as_str() == Some("no") {
+            return Err(Error::unsupported(format!(
+                "{t} is not an editable text field"
+            )));
+        }
+        r.delivery.method = "cdp-input".into();
+        r.delivery.delivered = Delivery::Maybe;
+        self.call(&el, FOCUS_SELECT_JS, vec![json!(true)]).await?;
+        if text.is_empty() {
+            for ev in chord_events(&KeyChord::parse("Delete").map_err(Error::internal)?) {
+                self.page
+                    .send(&ev, self.deadline)
+                    .await
+                    .map_err(maybe_delivered)?;
+            }
+        } else {
+            self.page
+                .send(&InsertText { text }, self.deadline)
+                .await
+                .map_err(maybe_delivered)?;
+        }
+        r.delivery.delivered = Delivery::Delivered;
+        let mut value = self.call(&el, READ_VALUE_JS, vec![]).await?;
+        if value.as_str() != Some(text) && kind.as_str() != Some("editable") {
+            // Some inputs (number, date) reject typed text that is not in their format, or a
+            // page script rewrote it; set the value the way the page's own script would.
+            value = self.call(&el, SET_VALUE_JS, vec![json!(text)]).await?;
+            r.delivery.method = "cdp-dom".into();
+            r.delivery.detail = Some("typed text did not take; the value was set through the DOM with input and change events".into());
+        }
+        let ok =
+            value.as_str().map(|v| v.trim_end_matches('\n')) == Some(text.trim_end_matches('\n'));
+        let shown = value.as_str().map(|v| v.chars().count()).unwrap_or(0);
+        verify(
+            r,
+            "read-back",
+            ok,
+            "the field holds exactly the text",
+            &format!("the field holds other text ({shown} chars)"),
+        );
+        Ok(())
+    }
+
+    /// typeText: insert at the caret (of `t`, or of whatever has focus), read back.
+    pub(crate) async fn type_text(
+        &self,
+        r: &mut StepReport,
+        t: Option<ElementRef>,
+        text: &str,
+    ) -> Result<()> {
+        let el = match t {
+            Some(t) => {
+                let el = self.element(r, t).await?;
+                self.call(&el, FOCUS_SELECT_JS, vec![json!(false)]).await?;
+                Some(el)
+            }
+            None => {
+                r.grounding.method = "focus".into();
+                None
+            }
+        };
+        r.delivery.method = "cdp-input".into();
+        r.delivery.delivered = Delivery::Maybe;
+        self.page
+            .send(&InsertText { text }, self.deadline)
+            .await
+            .map_err(maybe_delivered)?;
+        r.delivery.delivered = Delivery::Delivered;
+        let value = match &el {
+            Some(el) => self.call(el, READ_VALUE_JS, vec![]).await?,
+            None => self.page.eval_value(&format!("(() => {{ const a = {U}.deepFocus(); return a ? ({READ_VALUE_JS}).call(a) : null; }})()"), self.deadline).await?,
+        };
+        let ok = value.as_str().is_some_and(|v| v.contains(text));
+        verify(
+            r,
+            "read-back",
+            ok,
+            "the text is in the field",
+            "the text is not in the field",
+        );
+        Ok(())
+    }
+
+    /// keypress: chords as key events to the focused element (`t` focused first).
+    pub(crate) async fn keypress(
+        &self,
+        r: &mut StepReport,
+        t: Option<ElementRef>,
+        keys: &[KeyChord],
+    ) -> Result<()> {
+        if let Some(t) = t {
+            let el = self.element(r, t).await?;
+            self.call(&el, "function () { this.focus(); }", vec![])
+                .await?;
+        } else {
+            r.grounding.method = "focus".into();
+        }
+        // Count keydowns where they land: the window of the focused element's document.
+        let expr = format!("(() => {{ const a = {U}.deepFocus(); return (a ? a.ownerDocument : document).defaultView; }})()");
+        let win = self
+            .page
+            .eval_world(&expr, false, self.deadline)
+            .await?
+            .result
+            .object_id;
+        if let Some(w) = &win {
+            self.probe(w, &["keydown"]).await?;
+        }
+        r.delivery.method = "cdp-input".into();
+        r.delivery.delivered = Delivery::Maybe;
+        for chord in keys {
+            for ev in chord_events(chord) {
+                self.page
+                    .send(&ev, self.deadline)
+                    .await
+                    .map_err(maybe_delivered)?;
+            }
+        }
+        r.delivery.delivered = Delivery::Delivered;
+        r.delivery.detail = Some(format!("{} chord(s)", keys.len()));
+        match self.read_probe().await? {
+            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            Some(seen) => {
+                let n = seen.get("keydown").and_then(Value::as_u64).unwrap_or(0);
+                // Each chord sends its modifiers' keydowns too; at least one per chord must land.
+                let ok = n >= keys.len() as u64;
+                verify(
+                    r,
+                    "state",
+                    ok,
+                    &format!("the page received {n} keydown events"),
+                    "the keys did not reach the page",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// select: an option of a `<select>` by label or value.
+    pub(crate) async fn select(&self, r: &mut StepReport, t: ElementRef, want: &str) -> Result<()> {
+        let el = self.element(r, t).await?;
+        r.delivery.method = "cdp-dom".into();
+        r.delivery.delivered = Delivery::Maybe;
+        let v = self.call(&el, SELECT_JS, vec![json!(want)]).await?;
+        if let Some(err) = v.get("err").and_then(Value::as_str) {
+            r.delivery.delivered = Delivery::NotDelivered;
+            return Err(match err {
+                "no-option" => Error::invalid(
+                    "value",
+                    format!(
+                        "{t} has no option with that label or value ({} options; search_ui or inspect_ui lists them)",
+                        v.get("count").and_then(Value::as_u64).unwrap_or(0)
+                    ),
+                ),
+                "disabled" => Error::unsupported("that option is disabled"),
+                _ => Error::unsupported(format!("{t} is not a <select> or an option of one; click it and press the option instead")),
+            });
+        }
+        r.delivery.delivered = Delivery::Delivered;
+        r.delivery.detail = Some("option selected with input and change events".into());
+        let ok = v.get("ok").and_then(Value::as_bool) == Some(true);
+        verify(
+            r,
+            "read-back",
+            ok,
+            "the option is selected",
+            "the option is not selected",
+        );
+        Ok(())
+    }
+
+    /// check/uncheck/expand/collapse: read the state, click only when it differs, read back.
+    async fn toggle(
+        &self,
+        r: &mut StepReport,
+        t: ElementRef,
+        read: &str,
+        want: bool,
+        what: &str,
+    ) -> Result<()> {
+        let el = self.element(r, t).await?;
+        let now = self.call(&el, read, vec![]).await?;
+        let Some(now) = now.as_bool() else {
+            return Err(Error::unsupported(format!(
+                "{t} has no {what} state to change"
+            )));
+        };
+        if now == want {
+            r.verification.method = "read-back".into();
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!(
+                "already {}",
+                if want {
+                    what.to_string()
+                } else {
+                    format!("not {what}")
+                }
+            ));
+            return Ok(());
+        }
+        // A <details> toggles through its <summary>.
+        let click_target = if what == "expanded" {
+            let ev = self
+                .page
+                .send(
+                    &crate::protocol::CallFunctionOn {
+                        function_declaration: SUMMARY_JS,
+                        object_id: Some(&el.obj),
+                        return_by_value: false,
+                        ..Default::default()
+                    },
+                    self.deadline,
+                )
+                .await?;
+            ev.result.object_id.map(|obj| Elem { r: t, obj })
+        } else {
+            None
+        };
+        self.pointer_click(
+            r,
+            click_target.as_ref().unwrap_or(&el),
+            Button::Left,
+            1,
+            true,
+        )
+        .await?;
+        let after = self.call(&el, read, vec![]).await?;
+        let ok = after.as_bool() == Some(want);
+        let desc = if want {
+            what.to_string()
+        } else {
+            format!("not {what}")
+        };
+        verify(
+            r,
+            "read-back",
+            ok,
+            &format!("now {desc}"),
+            &format!(
+                "still {}",
+                if want {
+                    format!("not {what}")
+                } else {
+                    what.to_string()
+                }
+            ),
+        );
+        Ok(())
+    }
+
+    /// setValue: a range or number input's value, read back (it may snap to the step).
+    pub(crate) async fn set_value(&self, r: &mut StepReport, t: ElementRef, v: f64) -> Result<()> {
+        let el = self.element(r, t).await?;
+        let kind = self
+            .call(
+                &el,
+                "function () { return this.localName === 'input' ? this.type : ''; }",
+                vec![],
+            )
+            .await?;
+        if !matches!(kind.as_str(), Some("range" | "number")) {
+            return Err(Error::unsupported(format!(
+                "{t} is not a range or number input; use setText for text"
+            )));
+        }
+        r.delivery.method = "cdp-dom".into();
+        r.delivery.delivered = Delivery::Maybe;
+        let got = self
+            .call(&el, SET_VALUE_JS, vec![json!(format_number(v))])
+            .await?;
+        r.delivery.delivered = Delivery::Delivered;
+        r.delivery.detail = Some("value set with input and change events".into());
+        let now = got.as_str().and_then(|s| s.parse::<f64>().ok());
+        let ok = now.is_some_and(|n| (n - v).abs() < 1e-9);
+        let detail = match now {
+            Some(n) if !ok => format!(
+                "the value is {} (clamped or snapped to the step)",
+                format_number(n)
+            ),
+            _ => "the value was not accepted".into(),
+        };
+        verify(r, "read-back", ok, "the value is set", &detail);
+        Ok(())
+    }
+
+    /// check/uncheck: click only when the state differs, then read it back.
+    pub(crate) async fn check(&self, r: &mut StepReport, t: ElementRef, want: bool) -> Result<()> {
+        self.toggle(r, t, CHECKED_JS, want, "checked").await
+    }
+
+    /// expand/collapse (a `<details>` through its summary, else `aria-expanded`).
+    pub(crate) async fn expand(&self, r: &mut StepReport, t: ElementRef, want: bool) -> Result<()> {
+        self.toggle(r, t, EXPANDED_JS, want, "expanded").await
+    }
+
+    /// focus: `element.focus()`, verified by where focus is.
+    pub(crate) async fn focus(&self, r: &mut StepReport, t: ElementRef) -> Result<()> {
+        let el = self.element(r, t).await?;
+        r.delivery.method = "cdp-dom".into();
+        r.delivery.delivered = Delivery::Maybe;
+        let ok = self.call(&el, FOCUS_JS, vec![]).await?;
+        r.delivery.delivered = Delivery::Delivered;
+        verify(
+            r,
+            "focus",
+            ok.as_bool() == Some(true),
+            "the element has keyboard focus",
+            "focus went elsewhere",
+        );
+        Ok(())
+    }
+}
+
+/// What kind of text field the element is: `input`, `textarea`, `editable`, or `no`.
+const EDIT_KIND_JS: &str = r#"function () {
+  if (this.localName === 'textarea') return 'textarea';
+  if (this.localName === 'input') {
+    return ['checkbox', 'radio', 'range', 'color', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(this.type) ? 'no' : 'input';
+  }
+  return this.isContentEditable ? 'editable' : 'no';
+}"#;
+
+/// Focuses the element and selects its whole text (`all`) or puts the caret at the end.
+const FOCUS_SELECT_JS: &str = r#"function (all) {
+  this.focus();
+  const doc = this.ownerDocument;
+  const whole = () => { const s = doc.getSelection(); const r = doc.createRange(); r.selectNodeContents(this); if (!all) r.collapse(false); s.removeAllRanges(); s.addRange(r); };
+  if (this.isContentEditable) { whole(); return true; }
+  try {
+    if (all) this.select(); else { const n = this.value.length; this.setSelectionRange(n, n); }
+  } catch (e) { if (all && this.select) this.select(); }
+  return true;
+}"#;
+
+/// The text a field holds now (value, or the editing host's text).
+const READ_VALUE_JS: &str = r#"function () {
+  if ('value' in this && (this.localName === 'input' || this.localName === 'textarea' || this.localName === 'select')) return String(this.value);
+  return this.isContentEditable ? this.innerText : (this.textContent || '');
+}"#;
+
+/// Sets `value` the way a page's own script would, then fires input and change.
+const SET_VALUE_JS: &str = r#"function (v) {
+  const proto = this.localName === 'textarea' ? HTMLTextAreaElement.prototype
+    : this.localName === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value').set.call(this, v);
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return String(this.value);
+}"#;
+
+/// Picks an option by value or label (exact, then case-insensitive) and fires input/change.
+const SELECT_JS: &str = r#"function (want) {
+  const sel = this.localName === 'option' ? this.closest('select') : this;
+  if (!sel || sel.localName !== 'select') return { err: 'not-select' };
+  const w = want.trim(), wl = w.toLowerCase();
+  const opts = Array.from(sel.options);
+  const label = (o) => (o.label || o.text || '').trim();
+  const o = opts.find((o) => o.value === w) || opts.find((o) => label(o) === w)
+    || opts.find((o) => label(o).toLowerCase() === wl) || opts.find((o) => o.value.toLowerCase() === wl);
+  if (!o) return { err: 'no-option', count: opts.length };
+  if (o.disabled) return { err: 'disabled' };
+  if (sel.multiple) o.selected = true; else sel.selectedIndex = o.index;
+  sel.dispatchEvent(new Event('input', { bubbles: true }));
+  sel.dispatchEvent(new Event('change', { bubbles: true }));
+  return { ok: o.selected };
+}"#;
+
+/// Checked state: native checkbox/radio, else aria-checked/aria-pressed; null when none.
+const CHECKED_JS: &str = r#"function () {
+  if (this.localName === 'input' && (this.type === 'checkbox' || this.type === 'radio')) return this.checked;
+  const a = this.getAttribute('aria-checked') ?? this.getAttribute('aria-pressed');
+  return a === null ? null : a === 'true';
+}"#;
+
+/// Expanded state: a details element (or its summary), else aria-expanded; null when none.
+const EXPANDED_JS: &str = r#"function () {
+  const d = this.localName === 'details' ? this
+    : (this.localName === 'summary' && this.parentElement && this.parentElement.localName === 'details' ? this.parentElement : null);
+  if (d) return d.open;
+  const a = this.getAttribute('aria-expanded');
+  return a === null ? null : a === 'true';
+}"#;
+
+/// The element to click to toggle: a `<details>`' summary, else the element.
+const SUMMARY_JS: &str = r#"function () {
+  return this.localName === 'details' ? (this.querySelector(':scope > summary') || this) : this;
+}"#;
+
+/// Focuses the element and says whether it (deeply) holds focus now.
+const FOCUS_JS: &str = r#"function () {
+  this.focus();
+  return globalThis[Symbol.for('uidriver')].deepFocus() === this;
+}"#;

@@ -1,0 +1,374 @@
+//! One attached page: commands on its session, the isolated JS world our scripts run in, the
+//! handles of elements the walker numbered, navigation with a load wait, evaluation in the
+//! page's own world, and waiting for a change. Turning the walker's output into a snapshot is
+//! `extract.rs`; actions are `act.rs`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+use uidriver_core::{Deadline, Navigation};
+
+use crate::client::Client;
+use crate::error::{CdpError, CdpResult};
+use crate::protocol::{
+    CallArgument, CallFunctionOn, Command, CreateIsolatedWorld, Evaluate, Evaluated,
+    GetNavigationHistory, Navigate, NavigateToHistoryEntry, PageEnable, ReleaseObject, Reload,
+};
+
+/// The walker source (see `walker.js`): an expression whose value is `walk(opts)`.
+pub const WALKER_JS: &str = include_str!("walker.js");
+
+/// Name of our isolated world (shown in DevTools' context picker).
+const WORLD: &str = "uidriver";
+
+/// An attached page session.
+pub struct Page {
+    client: Arc<Client>,
+    /// The target (and main frame) id.
+    pub target_id: String,
+    session: String,
+    // A std mutex: the context id is read or replaced, never held across an await.
+    world: Mutex<Option<i64>>,
+}
+
+impl Page {
+    pub(crate) fn new(client: Arc<Client>, target_id: &str, session: String) -> Self {
+        Page {
+            client,
+            target_id: target_id.to_string(),
+            session,
+            world: Mutex::new(None),
+        }
+    }
+
+    /// Turns on the domains whose events we wait for.
+    pub(crate) async fn enable(&self, deadline: Deadline) -> CdpResult<()> {
+        self.send(&PageEnable {}, deadline).await.map(|_| ())
+    }
+
+    /// Sends a command on this page's session; a vanished session becomes `TargetClosed`.
+    pub async fn send<C: Command>(&self, cmd: &C, deadline: Deadline) -> CdpResult<C::Output> {
+        self.client
+            .send(Some(&self.session), cmd, deadline)
+            .await
+            .map_err(|e| {
+                if e.is_target_gone() {
+                    CdpError::TargetClosed(e.to_string())
+                } else {
+                    e
+                }
+            })
+    }
+
+    /// Sends a command by name and returns the undecoded reply (for large replies that are
+    /// only measured).
+    pub async fn send_raw<P: serde::Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        deadline: Deadline,
+    ) -> CdpResult<Option<Box<serde_json::value::RawValue>>> {
+        self.client
+            .send_raw(Some(&self.session), method, params, deadline)
+            .await
+    }
+
+    /// Commands sent on the browser's socket so far (for timings).
+    pub fn calls(&self) -> u64 {
+        self.client.calls()
+    }
+
+    /// The isolated world's context id, creating the world when the document changed.
+    async fn world(&self, deadline: Deadline) -> CdpResult<i64> {
+        if let Some(id) = self.world.lock().ok().and_then(|w| *w) {
+            return Ok(id);
+        }
+        let w = self
+            .send(
+                &CreateIsolatedWorld {
+                    frame_id: &self.target_id,
+                    world_name: WORLD,
+                },
+                deadline,
+            )
+            .await?;
+        if let Ok(mut g) = self.world.lock() {
+            *g = Some(w.execution_context_id);
+        }
+        Ok(w.execution_context_id)
+    }
+
+    fn drop_world(&self) {
+        if let Ok(mut g) = self.world.lock() {
+            *g = None;
+        }
+    }
+
+    /// Evaluates in our isolated world, recreating it once if the document was replaced.
+    pub async fn eval_world(
+        &self,
+        expression: &str,
+        by_value: bool,
+        deadline: Deadline,
+    ) -> CdpResult<Evaluated> {
+        for attempt in 0..2 {
+            let ctx = self.world(deadline).await?;
+            let r = self
+                .send(
+                    &Evaluate {
+                        expression,
+                        context_id: Some(ctx),
+                        return_by_value: by_value,
+                        await_promise: true,
+                        user_gesture: false,
+                    },
+                    deadline,
+                )
+                .await;
+            match r {
+                Err(e) if attempt == 0 && context_gone(&e) => self.drop_world(),
+                Ok(ev)
+                    if attempt == 0
+                        && ev
+                            .exception_details
+                            .as_ref()
+                            .is_some_and(|x| context_gone_text(&x.message())) =>
+                {
+                    self.drop_world()
+                }
+                r => return r,
+            }
+        }
+        Err(CdpError::PageScript(
+            "the page's document kept changing".into(),
+        ))
+    }
+
+    /// Evaluates in the world and returns the JSON value, turning a thrown exception into
+    /// [`CdpError::PageScript`].
+    pub async fn eval_value(&self, expression: &str, deadline: Deadline) -> CdpResult<Value> {
+        let ev = self.eval_world(expression, true, deadline).await?;
+        if let Some(x) = ev.exception_details {
+            return Err(CdpError::PageScript(x.message()));
+        }
+        Ok(ev.result.value.unwrap_or(Value::Null))
+    }
+
+    /// Calls `function` with `this` bound to a remote object; returns the value (by value).
+    pub async fn call_on(
+        &self,
+        object_id: &str,
+        function: &str,
+        args: Vec<CallArgument>,
+        deadline: Deadline,
+    ) -> CdpResult<Value> {
+        let ev = self
+            .send(
+                &CallFunctionOn {
+                    function_declaration: function,
+                    object_id: Some(object_id),
+                    execution_context_id: None,
+                    arguments: args,
+                    return_by_value: true,
+                    await_promise: true,
+                },
+                deadline,
+            )
+            .await?;
+        if let Some(x) = ev.exception_details {
+            return Err(CdpError::PageScript(x.message()));
+        }
+        Ok(ev.result.value.unwrap_or(Value::Null))
+    }
+
+    /// The remote object of an element the walker numbered, or None when it is gone (removed
+    /// from the document, or the document was replaced so the nonce differs).
+    pub async fn element(
+        &self,
+        nonce: &str,
+        id: u64,
+        deadline: Deadline,
+    ) -> CdpResult<Option<String>> {
+        let expr = format!(
+            "(() => {{ const U = globalThis[Symbol.for('uidriver')]; \
+             return U && U.nonce === {n} ? U.get({id}) : null; }})()",
+            n = Value::String(nonce.to_string())
+        );
+        let ev = self.eval_world(&expr, false, deadline).await?;
+        if let Some(x) = ev.exception_details {
+            return Err(CdpError::PageScript(x.message()));
+        }
+        Ok(ev.result.object_id)
+    }
+
+    /// Releases a remote object (best effort).
+    pub async fn release(&self, object_id: &str) {
+        let d = Deadline::after(Duration::from_secs(1));
+        let _ = self.send(&ReleaseObject { object_id }, d).await;
+    }
+
+    /// The isolated world's context id (for `DOM.resolveNode`).
+    pub async fn world_context(&self, deadline: Deadline) -> CdpResult<i64> {
+        self.world(deadline).await
+    }
+
+    /// Navigates and waits for the load event (or, for same-document navigations, for the
+    /// navigation to be committed). Scheme checks are the caller's.
+    pub async fn navigate(&self, nav: &Navigation, deadline: Deadline) -> CdpResult<()> {
+        let mut events = self.client.events();
+        let wait_load = match nav {
+            Navigation::Url(url) => {
+                let r = self.send(&Navigate { url }, deadline).await?;
+                if let Some(err) = r.error_text.filter(|e| !e.is_empty()) {
+                    return Err(CdpError::Navigation(format!("navigation failed: {err}")));
+                }
+                r.loader_id.is_some()
+            }
+            Navigation::Reload => {
+                self.send(&Reload {}, deadline).await?;
+                true
+            }
+            Navigation::Back | Navigation::Forward => {
+                let h = self.send(&GetNavigationHistory {}, deadline).await?;
+                let idx = match nav {
+                    Navigation::Back => h.current_index.checked_sub(1),
+                    _ => Some(h.current_index + 1).filter(|i| *i < h.entries.len()),
+                };
+                let Some(entry) = idx.and_then(|i| h.entries.get(i)) else {
+                    return Err(CdpError::Navigation(
+                        "there is no history entry in that direction".into(),
+                    ));
+                };
+                self.send(&NavigateToHistoryEntry { entry_id: entry.id }, deadline)
+                    .await?;
+                true
+            }
+        };
+        // No need to drop the world here: a replaced document destroys its context, and the
+        // next evaluation recreates it (see `eval_world`).
+        if !wait_load {
+            return Ok(());
+        }
+        // History navigations may be served from the back/forward cache or stay in the same
+        // document; either event ends the wait.
+        let done = [
+            "Page.loadEventFired",
+            "Page.navigatedWithinDocument",
+            "Page.frameStoppedLoading",
+        ];
+        let wait = async {
+            loop {
+                match events.recv().await {
+                    Ok(ev) if ev.session_id.as_deref() == Some(&self.session) => {
+                        if ev.method == "Page.loadEventFired"
+                            || (!matches!(nav, Navigation::Url(_) | Navigation::Reload)
+                                && done.contains(&ev.method.as_str()))
+                        {
+                            return Ok(());
+                        }
+                        if ev.method == "Inspector.detached"
+                            || ev.method == "Inspector.targetCrashed"
+                        {
+                            return Err(CdpError::TargetClosed(ev.method.clone()));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return Err(CdpError::Closed),
+                }
+            }
+        };
+        tokio::time::timeout(deadline.remaining(), wait)
+            .await
+            .map_err(|_| CdpError::Timeout("waiting for the page to load"))?
+    }
+
+    /// Evaluates an expression in the page's own world (its globals), awaiting promises, and
+    /// returns the result as JSON: values JSON cannot carry are returned as strings.
+    pub async fn evaluate(&self, expression: &str, deadline: Deadline) -> CdpResult<Value> {
+        let ev = self
+            .send(
+                &Evaluate {
+                    expression,
+                    context_id: None,
+                    return_by_value: true,
+                    await_promise: true,
+                    user_gesture: true,
+                },
+                deadline,
+            )
+            .await?;
+        if let Some(x) = ev.exception_details {
+            return Err(CdpError::Script(x.message()));
+        }
+        let r = ev.result;
+        Ok(match (r.value, r.unserializable_value) {
+            (Some(v), _) => v,
+            (None, Some(u)) => Value::String(u),
+            (None, None) => Value::Null,
+        })
+    }
+
+    /// Resolves at the first DOM mutation, input or scroll in the page (same-origin frames
+    /// included), at a navigation, or at the deadline.
+    pub async fn wait_change(&self, deadline: Deadline) -> CdpResult<()> {
+        let ms = deadline.remaining().as_millis().min(60_000);
+        let expr = format!("({WAIT_JS})({ms})");
+        // The script resolves itself at the deadline; the command gets a little longer.
+        let d = Deadline::after(deadline.remaining() + Duration::from_millis(500));
+        match self.eval_world(&expr, true, d).await {
+            Ok(_) => Ok(()),
+            // The document went away: that is a change.
+            Err(e) if context_gone(&e) => Ok(()),
+            Err(CdpError::PageScript(m)) if context_gone_text(&m) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Watches the document (and same-origin frames) for one change.
+const WAIT_JS: &str = r#"function (ms) {
+  return new Promise((resolve) => {
+    const docs = [document];
+    for (let i = 0; i < docs.length; i++) {
+      for (const f of docs[i].querySelectorAll('iframe,frame')) {
+        try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) {}
+      }
+    }
+    const obs = [];
+    const evs = ['input', 'change', 'scroll', 'toggle'];
+    let done = false;
+    const finish = (why) => {
+      if (done) return;
+      done = true;
+      for (const o of obs) o.disconnect();
+      for (const d of docs) for (const e of evs) d.removeEventListener(e, onEv, true);
+      clearTimeout(timer);
+      resolve(why);
+    };
+    const onEv = () => finish('event');
+    for (const d of docs) {
+      const o = new MutationObserver(() => finish('mutation'));
+      o.observe(d, { subtree: true, childList: true, attributes: true, characterData: true });
+      obs.push(o);
+      for (const e of evs) d.addEventListener(e, onEv, true);
+    }
+    const timer = setTimeout(() => finish('timeout'), ms);
+  });
+}"#;
+
+fn context_gone(e: &CdpError) -> bool {
+    match e {
+        CdpError::Protocol { message, .. } => context_gone_text(message),
+        _ => false,
+    }
+}
+
+fn context_gone_text(m: &str) -> bool {
+    m.contains("Cannot find context with specified id")
+        || m.contains("Execution context was destroyed")
+        || m.contains("Cannot find default execution context")
+        || m.contains("Inspected target navigated or closed")
+}

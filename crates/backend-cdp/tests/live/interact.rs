@@ -1,0 +1,223 @@
+//! The other step kinds, each judged by an independent read of the page: keyboard chords,
+//! expand/collapse, scroll, hover, focus, plus read_text and scoped re-observation.
+
+use uidriver_core::action::Button;
+use uidriver_core::{Backend, KeyChord, ObserveRequest, Outcome, Role, StateFlag, Step, Target};
+
+use crate::support::{deadline, find, live, Env};
+
+const PAGE: &str = r#"<!doctype html><title>Interact</title>
+<style>
+  #box { width: 200px; height: 80px; overflow: auto; border: 1px solid #999 }
+  #hov:hover { outline: 3px solid red }
+  body { height: 3000px }
+</style>
+<form method="post" action="/keys">
+  <input id="first" name="first" aria-label="First">
+  <input id="second" name="second" aria-label="Second">
+  <button>Go</button>
+</form>
+<details><summary>More info</summary><p>Hidden details text</p></details>
+<button id="menu" aria-expanded="false" onclick="this.setAttribute('aria-expanded', this.getAttribute('aria-expanded') === 'true' ? 'false' : 'true')">Menu</button>
+<div id="box" role="region" aria-label="Scroller"><p style="height: 600px">Tall content</p></div>
+<p><span id="hov" tabindex="0" aria-label="Hover me">hover target</span></p>
+<p id="long">The quick brown fox jumps over the lazy dog.</p>
+<ul id="list"><li>One</li><li>Two</li><li>Three</li></ul>
+<div id="pad" role="application" aria-label="Pad" style="width: 300px; height: 60px; background: #eee"></div>
+<script>
+  const pad = document.getElementById('pad');
+  let start = null;
+  pad.addEventListener('mousedown', (e) => { start = e.clientX; });
+  document.addEventListener('mouseup', (e) => { if (start !== null) window.dragged = e.clientX - start; start = null; });
+</script>"#;
+
+fn chords(keys: &[&str]) -> Vec<KeyChord> {
+    keys.iter().map(|k| KeyChord::parse(k).unwrap()).collect()
+}
+
+#[test]
+fn keys_expand_scroll_hover_focus_and_reads() {
+    live("keys_expand_scroll_hover_focus_and_reads", 120, || async {
+        let mut env = Env::start(&[("/interact.html", PAGE)], None).await;
+        env.goto("/interact.html").await;
+        let s = env.observe(None).await;
+        let first = find(&s, Some(Role::Text), "First");
+        let second = find(&s, Some(Role::Text), "Second");
+
+        // shift+Tab moves focus backwards; typed keys land in the focused field.
+        let r = env
+            .act(
+                &s,
+                vec![
+                    Step::Focus(second),
+                    Step::Keypress(None, chords(&["shift+Tab", "h", "shift+i"])),
+                ],
+            )
+            .await;
+        assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
+        assert_eq!(
+            env.eval("[document.activeElement.id, first.value]").await,
+            serde_json::json!(["first", "hI"])
+        );
+        // Return in a text field submits its form.
+        let r = env
+            .act(&s, vec![Step::Keypress(Some(first), chords(&["Return"]))])
+            .await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        for _ in 0..100 {
+            if !env.server.posts().is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(env.server.posts()[0].body, "first=hI&second=");
+
+        env.goto("/interact.html").await;
+        let s = env.observe(None).await;
+        let summary = find(&s, Some(Role::Button), "More info");
+        let menu = find(&s, Some(Role::Button), "Menu");
+        assert!(s.node(summary).unwrap().has_state(StateFlag::Collapsed));
+        assert!(s.node(menu).unwrap().has_state(StateFlag::Collapsed));
+        let r = env
+            .act(
+                &s,
+                vec![
+                    Step::Expand(summary),
+                    Step::Expand(menu),
+                    Step::Expand(menu),
+                ],
+            )
+            .await;
+        assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
+        assert_eq!(
+            r[2].delivery.delivered,
+            uidriver_core::Delivery::NotDelivered,
+            "already expanded: nothing sent"
+        );
+        assert_eq!(
+            env.eval(
+                "[document.querySelector('details').open, menu.getAttribute('aria-expanded')]"
+            )
+            .await,
+            serde_json::json!([true, "true"])
+        );
+        let r = env.act(&s, vec![Step::Collapse(menu)]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked);
+        assert_eq!(
+            env.eval("menu.getAttribute('aria-expanded')").await,
+            "false"
+        );
+
+        // Scroll an element, then the page.
+        let scroller = find(&s, None, "Scroller");
+        assert!(s
+            .node(scroller)
+            .unwrap()
+            .caps
+            .contains(uidriver_core::Capability::Scroll));
+        let r = env
+            .act(
+                &s,
+                vec![
+                    Step::Scroll {
+                        target: Some(Target::Ref(scroller)),
+                        dx: 0,
+                        dy: 2,
+                    },
+                    Step::Scroll {
+                        target: None,
+                        dx: 0,
+                        dy: 3,
+                    },
+                ],
+            )
+            .await;
+        assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
+        let pos = env
+            .eval("[document.getElementById('box').scrollTop, scrollY]")
+            .await;
+        assert!(
+            pos[0].as_f64().unwrap() > 0.0 && pos[1].as_f64().unwrap() > 0.0,
+            "{pos}"
+        );
+
+        // Hover and focus, each verified in the page.
+        let hov = find(&s, None, "Hover me");
+        let r = env
+            .act(&s, vec![Step::Hover(Target::Ref(hov)), Step::Focus(hov)])
+            .await;
+        assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
+        assert_eq!(
+            env.eval("[hov.matches(':hover'), document.activeElement.id]")
+                .await,
+            serde_json::json!([true, "hov"])
+        );
+
+        // A right click reaches the element as a context menu event.
+        let r = env
+            .act(
+                &s,
+                vec![Step::Click {
+                    target: Target::Ref(menu),
+                    button: Button::Right,
+                    count: 1,
+                }],
+            )
+            .await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+
+        // A drag along a path (viewport pixels: the state has no image), and a move to a point,
+        // in a fresh state (the page scrolled since `s`).
+        let s = env.observe(Some(s)).await;
+        let pad = s.snapshot.nodes[s.resolve(find(&s, None, "Pad")).unwrap()]
+            .bounds
+            .unwrap();
+        let (x0, y0) = ((pad.x + 10) as f64, (pad.y + pad.height / 2) as f64);
+        let path = vec![
+            uidriver_core::action::Point { x: x0, y: y0 },
+            uidriver_core::action::Point {
+                x: x0 + 190.0,
+                y: y0,
+            },
+        ];
+        let r = env
+            .act(
+                &s,
+                vec![
+                    Step::Drag {
+                        path,
+                        from: None,
+                        button: Button::Left,
+                    },
+                    Step::MoveMouse(Target::Point(uidriver_core::action::Point { x: x0, y: y0 })),
+                ],
+            )
+            .await;
+        assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
+        assert_eq!(env.eval("window.dragged").await, 190);
+        assert_eq!(env.eval("pad.matches(':hover')").await, true);
+
+        // read_text pages through an element's text.
+        let long = find(&s, Some(Role::Paragraph), "quick brown fox");
+        let node = s.node(long).unwrap().clone();
+        let t = env
+            .backend
+            .read_text(&env.root, &node, 4, 15, deadline())
+            .await
+            .unwrap();
+        assert_eq!((t.text.as_str(), t.total), ("quick brown", 44));
+
+        // A scoped look at one element: index 0 is that element.
+        let list = s.resolve(find(&s, Some(Role::ListItem), "Two")).unwrap();
+        let ul = s.snapshot.nodes[list].parent.unwrap();
+        let region = env
+            .backend
+            .observe_region(&env.root, &s, ul, &ObserveRequest::default(), deadline())
+            .await
+            .unwrap();
+        region.check().unwrap();
+        assert_eq!(region.nodes[0].handle, s.snapshot.nodes[ul].handle);
+        assert_eq!(region.nodes.len(), s.subtree(ul).len());
+        env.finish().await;
+    });
+}
