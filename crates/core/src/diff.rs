@@ -127,7 +127,7 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
         let mut was = Vec::new();
         if a.name != b.name {
             was.push(format!(
-                "name {}",
+                "was {}",
                 a.name
                     .text()
                     .map(|t| quote(t, 60))

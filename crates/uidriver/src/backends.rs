@@ -19,6 +19,10 @@ pub async fn build_service(flags: &ServiceFlags) -> Service {
             unavailable.push(("linux".to_string(), uidriver_core::Error::from(e)));
         }
     }
+    // The browser backend needs nothing at start: it launches or attaches on demand.
+    backends.push(Arc::new(uidriver_backend_cdp::CdpBackend::new(
+        uidriver_backend_cdp::CdpConfig::default(),
+    )));
     let config = ServiceConfig {
         id_file: default_id_file(),
         allow_evaluate: flags.allow_evaluate

@@ -4,8 +4,9 @@
 //! Thresholds, applied to *showing* nodes (not hidden, no empty box, all ancestors showing):
 //! - [`PoorReason::NoContent`]: apart from unnamed containers, the root shows nothing but
 //!   canvases and images (a window whose only child is a drawing area, a game, a remote desktop).
-//! - [`PoorReason::FewNodes`]: fewer than [`MIN_SHOWING_NODES`] (8) showing nodes; a real dialog
-//!   with a label and two buttons already has about that many.
+//! - [`PoorReason::FewNodes`]: fewer than [`MIN_SHOWING_NODES`] (8) showing nodes, one of them an
+//!   unlabeled leaf; a real dialog with a label and two buttons already has about that many, and
+//!   a small surface whose every leaf is labeled (a tiny page, a message box) is complete.
 //! - [`PoorReason::MostlyUnlabeled`]: more than [`MAX_UNLABELED_LEAF_SHARE`] (70%) of showing leaves
 //!   have neither name nor value (icon-only toolbars of apps with broken accessibility, unlabeled
 //!   custom widgets). Separators and scroll bars are never labeled and are not counted.
@@ -107,7 +108,7 @@ pub fn tree_quality(snapshot: &Snapshot) -> TreeQuality {
     }
     q.poor = if !has_content {
         Some(PoorReason::NoContent)
-    } else if q.showing < MIN_SHOWING_NODES {
+    } else if q.showing < MIN_SHOWING_NODES && q.unlabeled_leaves > 0 {
         Some(PoorReason::FewNodes)
     } else if q.leaves > 0 && q.unlabeled_leaves as f64 > MAX_UNLABELED_LEAF_SHARE * q.leaves as f64
     {
@@ -178,9 +179,15 @@ mod tests {
     fn few_nodes_and_unlabeled_leaves_are_poor() {
         let few = tree(
             b(0),
-            &[(Role::Button, "OK", b(0)), (Role::Label, "Done", b(10))],
+            &[(Role::Button, "OK", b(0)), (Role::Button, "", b(10))],
         );
         assert_eq!(tree_quality(&few).poor, Some(PoorReason::FewNodes));
+        // A small surface whose every leaf is labeled is complete, not poor.
+        let small = tree(
+            b(0),
+            &[(Role::Button, "OK", b(0)), (Role::Label, "Done", b(10))],
+        );
+        assert_eq!(tree_quality(&small).poor, None);
 
         let icons: Vec<(Role, &str, Bounds)> = (0..10)
             .map(|i| (Role::Button, if i < 2 { "Open" } else { "" }, b(i * 10)))

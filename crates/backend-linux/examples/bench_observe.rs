@@ -1,0 +1,370 @@
+//! Benchmark program (not a test): how fast uidriver's semantic observation is against the two
+//! references measured in the same run, per application:
+//!
+//! - the libatspi walk (`tools/atspi_walk.py --repeat N`, system python with gi), which visits
+//!   every node of the app;
+//! - one `org.a11y.atspi.Cache.GetItems` call made from Rust (the floor: one round trip that
+//!   returns the app's cached tree without extents, text or values).
+//!
+//! uidriver is timed twice: observing the whole application object (the same scope as the walk
+//! and GetItems: node counts are comparable) and observing the app's window root (what
+//! `observe_ui` does). Medians over `--runs` (10) after one warm-up. Prints a table and writes
+//! JSON (`--json PATH`, default `target/bench_observe.json`).
+//!
+//! ```text
+//! cargo run --release -p uidriver-backend-linux --example bench_observe -- --runs 10
+//! ```
+//!
+//! It starts its own sandbox (Xvfb + D-Bus + AT-SPI + openbox) with gtk3-widget-factory,
+//! mousepad, gnome-calculator, zenity and Chromium, and stops it at the end.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
+use uidriver_core::{
+    Backend, Deadline, Evidence, NewState, Node, ObserveRequest, RootInfo, RootRef, Snapshot,
+    State, StateId,
+};
+use uidriver_sandbox::{Sandbox, SandboxConfig};
+
+type Ref = (String, zbus::zvariant::OwnedObjectPath);
+type WireItem = (
+    Ref,
+    Ref,
+    Ref,
+    i32,
+    i32,
+    Vec<String>,
+    String,
+    u32,
+    String,
+    Vec<u32>,
+);
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn deadline(s: u64) -> Deadline {
+    Deadline::after(Duration::from_secs(s))
+}
+
+fn path_of(handle: &str) -> &str {
+    handle.rsplit_once(':').map_or(handle, |(_, p)| p)
+}
+
+fn chromium(dir: &Path) -> Res<Vec<String>> {
+    std::fs::create_dir_all(dir)?;
+    let page = dir.join("page.html");
+    let mut body = String::from("<h1>Bench</h1>");
+    for i in 0..40 {
+        body.push_str(&format!(
+            "<p>Paragraph {i} with <a href=\"#a{i}\">a link</a> and <b>bold</b> text.</p><button id=\"b{i}\">Button {i}</button>"
+        ));
+    }
+    std::fs::write(
+        &page,
+        format!("<html><head><title>Bench Page</title></head><body>{body}</body></html>"),
+    )?;
+    Ok(vec![
+        "/usr/lib/chromium/chromium".into(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--force-renderer-accessibility".into(),
+        format!("--user-data-dir={}", dir.join("profile").display()),
+        format!("file://{}", page.display()),
+    ])
+}
+
+struct Target {
+    label: &'static str,
+    argv: Vec<String>,
+    title_has: &'static str,
+}
+
+fn walk(sb: &Sandbox, pid: u32, runs: usize) -> Res<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/atspi_walk.py");
+    let mut cmd = Command::new("/usr/bin/python3");
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in sb.env() {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .arg(script)
+        .args([
+            "--pid",
+            &pid.to_string(),
+            "--repeat",
+            &(runs + 1).to_string(),
+            "--wait",
+            "10",
+        ])
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("atspi_walk: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    Ok(v["apps"][0].clone())
+}
+
+/// Median of single `GetItems` calls made from Rust on a connection of its own.
+async fn get_items(address: &str, bus: &str, runs: usize) -> Res<(f64, usize)> {
+    let conn = zbus::connection::Builder::address(address)?.build().await?;
+    let mut times = Vec::new();
+    let mut count = 0;
+    for _ in 0..=runs {
+        let t = Instant::now();
+        let reply = conn
+            .call_method(
+                Some(bus),
+                "/org/a11y/atspi/cache",
+                Some("org.a11y.atspi.Cache"),
+                "GetItems",
+                &(),
+            )
+            .await?;
+        // Decode the reply fully (a((so)(so)(so)iiassusau)) so both sides pay for it.
+        let items: Vec<WireItem> = reply.body().deserialize()?;
+        count = items.len();
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.remove(0);
+    Ok((median(&mut times), count))
+}
+
+fn app_state(root: &RootInfo, bus: &str) -> State {
+    let node = Node {
+        handle: format!("{bus}:/org/a11y/atspi/accessible/root"),
+        name: Evidence::Known("app".into()),
+        ..Node::default()
+    };
+    State::build(NewState {
+        id: StateId::new(1).expect("non-zero"),
+        root: RootRef::new(1).expect("non-zero"),
+        root_info: root.clone(),
+        epoch: 0,
+        snapshot: Snapshot {
+            nodes: vec![node],
+            complete: true,
+            ..Snapshot::default()
+        },
+        image: None,
+        ocr: Vec::new(),
+        previous: None,
+        successor: false,
+    })
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Res<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let runs: usize = opt("--runs").and_then(|s| s.parse().ok()).unwrap_or(10);
+    let json_path = PathBuf::from(opt("--json").unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/bench_observe.json")
+            .display()
+            .to_string()
+    }));
+
+    let sb = Sandbox::start(SandboxConfig::default())?;
+    let result = run(&sb, runs, &json_path).await;
+    let stopped = sb.stop()?;
+    if !stopped.survivors.is_empty() {
+        eprintln!("warning: survivors after stop: {:?}", stopped.survivors);
+    }
+    result
+}
+
+async fn run(sb: &Sandbox, runs: usize, json_path: &Path) -> Res<()> {
+    let targets = vec![
+        Target {
+            label: "gtk3-widget-factory",
+            argv: vec!["gtk3-widget-factory".into()],
+            title_has: "widget",
+        },
+        Target {
+            label: "mousepad",
+            argv: vec!["mousepad".into()],
+            title_has: "Mousepad",
+        },
+        Target {
+            label: "gnome-calculator",
+            argv: vec!["gnome-calculator".into()],
+            title_has: "Calculator",
+        },
+        Target {
+            label: "zenity",
+            argv: vec![
+                "zenity".into(),
+                "--info".into(),
+                "--text".into(),
+                "hi".into(),
+            ],
+            title_has: "",
+        },
+        Target {
+            label: "chromium",
+            argv: chromium(&sb.state_dir().join("bench-chromium"))?,
+            title_has: "Bench Page",
+        },
+    ];
+    let mut pids = Vec::new();
+    for t in &targets {
+        let pid = sb.spawn(&t.argv)?;
+        let w = sb.wait_for_app_window(pid, Duration::from_secs(40))?;
+        pids.push(w.pid);
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let cfg = LinuxConfig::from_vars(sb.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let address = cfg
+        .a11y_address
+        .clone()
+        .ok_or("sandbox has no AT_SPI_BUS_ADDRESS")?;
+    let linux = LinuxBackend::connect(cfg).await?;
+    let roots = linux.list_roots(deadline(5)).await?;
+    let req = ObserveRequest::default();
+    let mut rows = Vec::new();
+    let mut table = vec![format!(
+        "{:<20} {:>5} {:>5} {:>5} | {:>8} {:>8} {:>8} {:>8} {:>8} | {:>8} {:>7} {:>8} | complete",
+        "app",
+        "walk",
+        "app",
+        "win",
+        "uid app",
+        "uid win",
+        "uid tree",
+        "walk",
+        "GetItems",
+        "walk/uid",
+        "uid/GI",
+        "tree/GI"
+    )];
+    for (t, pid) in targets.iter().zip(&pids) {
+        let Some(root) = roots.iter().find(|r| {
+            r.pid == Some(*pid)
+                && r.has_tree
+                && r.window_id.is_some()
+                && r.title.contains(t.title_has)
+        }) else {
+            eprintln!("{}: no root found", t.label);
+            continue;
+        };
+        let first = linux.observe(root, &req, deadline(10)).await?;
+        let bus = first.nodes[0]
+            .handle
+            .rsplit_once(':')
+            .ok_or("handle")?
+            .0
+            .to_string();
+        let state = app_state(root, &bus);
+        let mut win_ms = Vec::new();
+        let mut app_ms = Vec::new();
+        let mut tree_ms = Vec::new();
+        let mut win_nodes = 0;
+        let mut app_snap = None;
+        let mut complete = true;
+        for i in 0..=runs {
+            let s = linux.observe(root, &req, deadline(10)).await?;
+            let a = linux
+                .observe_region(root, &state, 0, &req, deadline(10))
+                .await?;
+            if i > 0 {
+                win_ms.push(s.timings.total_ms);
+                app_ms.push(a.timings.total_ms);
+                // The tree alone (what GetItems is comparable to): ping, cache, walk.
+                let p = &a.timings.phases;
+                tree_ms.push(
+                    ["ping", "getitems", "walk"]
+                        .iter()
+                        .filter_map(|k| p.get(*k))
+                        .sum::<f64>(),
+                );
+            }
+            complete &= s.complete && a.complete;
+            win_nodes = s.nodes.len();
+            app_snap = Some(a);
+        }
+        let app_snap = app_snap.ok_or("no runs")?;
+        let w = walk(sb, *pid, runs)?;
+        let mut walk_ms: Vec<f64> = w["ms_all"]
+            .as_array()
+            .map(|a| a.iter().skip(1).filter_map(|v| v.as_f64()).collect())
+            .unwrap_or_default();
+        let walk_nodes = w["nodes"].as_u64().unwrap_or(0) as usize;
+        let walk_paths: HashSet<&str> = w["paths"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|p| p.as_str()).collect())
+            .unwrap_or_default();
+        let showing: HashSet<&str> = w["showing_paths"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|p| p.as_str()).collect())
+            .unwrap_or_default();
+        let ours: HashSet<&str> = app_snap.nodes.iter().map(|n| path_of(&n.handle)).collect();
+        let missing_showing = showing.difference(&ours).count();
+        let missing_all = walk_paths.difference(&ours).count();
+        let (gi_ms, gi_items) = get_items(&address, &bus, runs).await?;
+        let (uw, ua, ut, wk) = (
+            median(&mut win_ms),
+            median(&mut app_ms),
+            median(&mut tree_ms),
+            median(&mut walk_ms),
+        );
+        table.push(format!(
+            "{:<20} {:>5} {:>5} {:>5} | {:>6.1}ms {:>6.1}ms {:>6.1}ms {:>6.1}ms {:>6.1}ms | {:>7.1}x {:>6.1}x {:>7.1}x | {} (missing vs walk: {} showing, {} any)",
+            t.label, walk_nodes, app_snap.nodes.len(), win_nodes, ua, uw, ut, wk, gi_ms, wk / ua, ua / gi_ms, ut / gi_ms, complete, missing_showing, missing_all
+        ));
+        eprintln!("{}", table[table.len() - 1]);
+        rows.push(json!({
+            "app": t.label,
+            "pid": pid,
+            "walk": {"median_ms": wk, "nodes": walk_nodes, "showing": showing.len()},
+            "getitems": {"median_ms": gi_ms, "items": gi_items},
+            "uidriver_app": {"median_ms": ua, "nodes": app_snap.nodes.len(), "calls": app_snap.timings.calls, "phases": app_snap.timings.phases},
+            "uidriver_window": {"median_ms": uw, "nodes": win_nodes},
+            "uidriver_tree": {"median_ms": ut},
+            "tree_over_getitems": ut / gi_ms,
+            "walk_over_uidriver": wk / ua,
+            "uidriver_over_getitems": ua / gi_ms,
+            "missing_vs_walk": {"showing": missing_showing, "all": missing_all},
+            "complete": complete,
+        }));
+    }
+    let out = json!({"runs": runs, "apps": rows});
+    if let Some(dir) = json_path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(json_path, serde_json::to_string_pretty(&out)?)?;
+    // The table is the program's output.
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{}", table.join("\n"));
+        println!("JSON: {}", json_path.display());
+    }
+    Ok(())
+}

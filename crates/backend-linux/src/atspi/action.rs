@@ -1,0 +1,22 @@
+//! `org.a11y.atspi.Action` (per object): the named actions a widget offers (`click`,
+//! `activate`, `toggle`, `expand or contract`). Listing them is observation; `DoAction` is for
+//! acting.
+
+use super::connection::Caller;
+use super::Obj;
+use crate::error::LinuxError;
+
+const IFACE: &str = "org.a11y.atspi.Action";
+
+/// Action names in platform order (`a(sss)`: name, localized name, key binding).
+pub(crate) async fn names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError> {
+    let acts: Vec<(String, String, String)> =
+        c.call(&o.bus, &o.path, IFACE, "GetActions", &()).await?;
+    Ok(acts.into_iter().map(|(n, _, _)| n).collect())
+}
+
+/// Runs action `index`; whether the toolkit reported success.
+#[allow(dead_code)] // acting (DoAction) builds on this module next
+pub(crate) async fn do_action(c: &Caller, o: &Obj, index: i32) -> Result<bool, LinuxError> {
+    c.call(&o.bus, &o.path, IFACE, "DoAction", &(index,)).await
+}

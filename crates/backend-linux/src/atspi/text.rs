@@ -1,0 +1,49 @@
+//! `org.a11y.atspi.Text` (per object): text content by character range. Offsets are in
+//! characters (Unicode scalar values), never bytes; reading by range keeps a 1 MB document from
+//! being copied whole to show its first line.
+
+use zbus::zvariant::OwnedValue;
+
+use super::connection::Caller;
+use super::{Obj, PROPERTIES};
+use crate::error::LinuxError;
+
+const IFACE: &str = "org.a11y.atspi.Text";
+
+/// Number of characters.
+pub(crate) async fn character_count(c: &Caller, o: &Obj) -> Result<i32, LinuxError> {
+    let v: OwnedValue = c
+        .call(
+            &o.bus,
+            &o.path,
+            PROPERTIES,
+            "Get",
+            &(IFACE, "CharacterCount"),
+        )
+        .await?;
+    i32::try_from(v).map_err(|e| LinuxError::Dbus(e.into()))
+}
+
+/// Characters `start..end` (`end` -1 = to the end).
+pub(crate) async fn text(c: &Caller, o: &Obj, start: i32, end: i32) -> Result<String, LinuxError> {
+    c.call(&o.bus, &o.path, IFACE, "GetText", &(start, end))
+        .await
+}
+
+/// Takes at most `max` characters of `s` (UTF-8 safe).
+pub(crate) fn take_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn take_chars_never_splits_a_character() {
+        assert_eq!(super::take_chars("héllo", 2), "hé");
+        assert_eq!(super::take_chars("日本語", 5), "日本語");
+        assert_eq!(super::take_chars("", 3), "");
+    }
+}

@@ -1,0 +1,222 @@
+//! What is read for each showing node beyond the tree: extents, text (as a value for editable
+//! text, as content for nameless text leaves), numeric value, action names and Chromium's DOM
+//! id — all in parallel, each only when the node has the interface. Deciding which nodes get
+//! details is `observe.rs`; turning them into core fields is `to_node` there.
+
+use std::collections::HashMap;
+
+use uidriver_core::{Bounds, Evidence, NumericValue};
+
+use crate::atspi::connection::Caller;
+use crate::atspi::{accessible, action, component, text, value, Ifaces, Obj, States};
+use crate::error::LinuxError;
+use crate::mapping::{self, role};
+use crate::roots::Toolkit;
+
+/// Characters of text read into a node's value (the rest is `read_text`'s job).
+const VALUE_CHARS: i32 = 200;
+/// What a password's value reads as.
+const REDACTED: &str = "••••";
+
+/// Facts that do not change for the life of an object, remembered across observations so a
+/// repeated look costs fewer calls: action names (a GTK3 button's `click` never changes; object
+/// paths are not reused while the app runs). Bounded; forgotten wholesale when full.
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    actions: std::sync::Mutex<HashMap<String, Vec<String>>>,
+}
+
+/// Entries kept before the memo starts over.
+const MEMO_CAP: usize = 100_000;
+
+impl Memo {
+    fn actions(&self, handle: &str) -> Option<Vec<String>> {
+        self.actions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(handle)
+            .cloned()
+    }
+
+    fn remember_actions(&self, handle: String, names: &[String]) {
+        let mut m = self.actions.lock().unwrap_or_else(|p| p.into_inner());
+        if m.len() >= MEMO_CAP {
+            m.clear();
+        }
+        m.insert(handle, names.to_vec());
+    }
+
+    /// Forgets everything about an application (its bus name left the bus).
+    pub(crate) fn forget_app(&self, bus: &str) {
+        let prefix = format!("{bus}:");
+        self.actions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|k, _| !k.starts_with(&prefix));
+    }
+}
+
+/// Facts read only for showing nodes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Details {
+    pub bounds: Option<Bounds>,
+    pub value: Evidence<String>,
+    pub numeric: Option<NumericValue>,
+    pub text_len: Option<u32>,
+    pub actions: Vec<String>,
+    pub native_id: Option<String>,
+    /// Visible text of a nameless text node (web paragraphs, static text).
+    pub content: Option<String>,
+}
+
+/// Extents, text, value, actions and (Chromium) DOM id of a showing node, in parallel.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn details(
+    c: &Caller,
+    obj: &Obj,
+    role_n: u32,
+    states: States,
+    ifaces: Ifaces,
+    no_name: bool,
+    toolkit: Toolkit,
+    origin: Option<(i32, i32)>,
+    memo: &Memo,
+) -> Result<Details, LinuxError> {
+    let bounds = async {
+        if !ifaces.has(Ifaces::COMPONENT) {
+            return Ok(None);
+        }
+        let (x, y, w, h) = component::extents(c, obj, component::COORD_SCREEN).await?;
+        Ok::<_, LinuxError>(match (toolkit, origin) {
+            // GTK4 answers window-relative extents even for screen coordinates.
+            (Toolkit::Gtk4, Some((ox, oy))) => Some(Bounds::new(x + ox, y + oy, w, h)),
+            (Toolkit::Gtk4, None) => None,
+            _ => Some(Bounds::new(x, y, w, h)),
+        })
+    };
+    let want_value = mapping::text_is_value(role_n, states, ifaces);
+    let want_content =
+        !want_value && no_name && ifaces.has(Ifaces::TEXT) && mapping::text_is_content(role_n);
+    let text_f = async {
+        if !(want_value || want_content) {
+            return Ok(None);
+        }
+        if mapping::is_password(role_n) {
+            // Only whether there is a secret, never its characters.
+            return Ok(Some((text::character_count(c, obj).await?, String::new())));
+        }
+        // One call for most text: the count is only asked when the first page is full.
+        let t = text::text(c, obj, 0, VALUE_CHARS).await?;
+        let n = t.chars().count() as i32;
+        let count = if n < VALUE_CHARS {
+            n
+        } else {
+            text::character_count(c, obj).await?
+        };
+        Ok::<_, LinuxError>(Some((count, t)))
+    };
+    let value_f = async {
+        if ifaces.has(Ifaces::VALUE) {
+            value::value(c, obj).await.map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let actions_f = async {
+        if !ifaces.has(Ifaces::ACTION) {
+            return Ok(Vec::new());
+        }
+        let key = obj.to_string();
+        if let Some(a) = memo.actions(&key) {
+            return Ok(a);
+        }
+        let a = action::names(c, obj).await?;
+        memo.remember_actions(key, &a);
+        Ok(a)
+    };
+    let id_f = async {
+        // Text leaves never carry a DOM id worth a call each (half of a page's nodes).
+        if toolkit == Toolkit::Chromium && !matches!(role_n, role::STATIC | role::LABEL) {
+            accessible::attributes(c, obj)
+                .await
+                .map(|mut a| a.remove("id"))
+        } else {
+            Ok(None)
+        }
+    };
+    let (bounds, text_r, value_r, actions_r, id_r) =
+        tokio::join!(bounds, text_f, value_f, actions_f, id_f);
+    for r in [
+        bounds.as_ref().err(),
+        text_r.as_ref().err(),
+        value_r.as_ref().err(),
+        actions_r.as_ref().err(),
+        id_r.as_ref().err(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if r.is_unresponsive() || r.is_app_gone() {
+            return Err(clone_err(r));
+        }
+    }
+    let mut d = Details {
+        bounds: bounds.ok().flatten(),
+        actions: actions_r.unwrap_or_default(),
+        native_id: id_r.ok().flatten().filter(|s| !s.is_empty()),
+        ..Details::default()
+    };
+    match text_r {
+        Ok(Some((count, t))) => {
+            let len = count.max(0) as u32;
+            if want_value {
+                if mapping::is_password(role_n) {
+                    d.value = if len > 0 {
+                        Evidence::Known(REDACTED.into())
+                    } else {
+                        Evidence::Absent
+                    };
+                } else {
+                    d.value = Evidence::from_text(t);
+                    d.text_len = Some(len);
+                }
+            } else {
+                // Chromium marks embedded children with U+FFFC in its parent's text.
+                let clean: String = t.chars().filter(|ch| *ch != '\u{fffc}').collect();
+                let clean = clean.trim();
+                if !clean.is_empty() {
+                    d.content = Some(text::take_chars(clean, VALUE_CHARS as usize).to_string());
+                }
+                if len as usize > VALUE_CHARS as usize {
+                    d.text_len = Some(len);
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(_) if want_value => d.value = Evidence::Unknown,
+        Err(_) => {}
+    }
+    if let Ok(Some((cur, min, max, step))) = value_r {
+        d.numeric = Some(NumericValue {
+            current: cur,
+            min,
+            max,
+            step,
+        });
+    }
+    Ok(d)
+}
+
+fn clone_err(e: &LinuxError) -> LinuxError {
+    match e {
+        LinuxError::Unresponsive { what, timeout } => LinuxError::Unresponsive {
+            what: what.clone(),
+            timeout: *timeout,
+        },
+        LinuxError::Gone { what, reason } => LinuxError::Gone {
+            what: what.clone(),
+            reason: reason.clone(),
+        },
+        other => LinuxError::Deadline(other.to_string()),
+    }
+}

@@ -1,0 +1,415 @@
+//! AT-SPI roles, states, interfaces and actions mapped into core's closed vocabularies.
+//!
+//! Pure functions over wire values: no D-Bus here. The role table covers every `ATSPI_ROLE_*`
+//! of at-spi2-core 2.46 (0–129); a number beyond it is `unknown` with its number kept as the
+//! native role.
+
+use uidriver_core::{CapSet, Capability, Role, StateFlag, StateSet};
+
+use crate::atspi::{state as st, Ifaces, States};
+
+/// `(native name, canonical role)` indexed by `ATSPI_ROLE_*`.
+const ROLES: &[(&str, Role)] = &[
+    ("invalid", Role::Unknown),
+    ("accelerator-label", Role::Label),
+    ("alert", Role::Alert),
+    ("animation", Role::Image),
+    ("arrow", Role::Image),
+    ("calendar", Role::Calendar),
+    ("canvas", Role::Canvas),
+    ("check-box", Role::CheckBox),
+    ("check-menu-item", Role::CheckMenuItem),
+    ("color-chooser", Role::ColorChooser),
+    ("column-header", Role::ColumnHeader),
+    ("combo-box", Role::ComboBox),
+    ("date-editor", Role::Text),
+    ("desktop-icon", Role::Image),
+    ("desktop-frame", Role::Window),
+    ("dial", Role::Slider),
+    ("dialog", Role::Dialog),
+    ("directory-pane", Role::Pane),
+    ("drawing-area", Role::Canvas),
+    ("file-chooser", Role::Dialog),
+    ("filler", Role::Pane),
+    ("focus-traversable", Role::Unknown),
+    ("font-chooser", Role::Dialog),
+    ("frame", Role::Window),
+    ("glass-pane", Role::Pane),
+    ("html-container", Role::Pane),
+    ("icon", Role::Image),
+    ("image", Role::Image),
+    ("internal-frame", Role::Pane),
+    ("label", Role::Label),
+    ("layered-pane", Role::Pane),
+    ("list", Role::List),
+    ("list-item", Role::ListItem),
+    ("menu", Role::Menu),
+    ("menu-bar", Role::MenuBar),
+    ("menu-item", Role::MenuItem),
+    ("option-pane", Role::Pane),
+    ("page-tab", Role::Tab),
+    ("page-tab-list", Role::TabList),
+    ("panel", Role::Pane),
+    ("password-text", Role::PasswordText),
+    ("popup-menu", Role::Menu),
+    ("progress-bar", Role::ProgressBar),
+    ("push-button", Role::Button),
+    ("radio-button", Role::RadioButton),
+    ("radio-menu-item", Role::RadioMenuItem),
+    ("root-pane", Role::Pane),
+    ("row-header", Role::RowHeader),
+    ("scroll-bar", Role::ScrollBar),
+    ("scroll-pane", Role::ScrollPane),
+    ("separator", Role::Separator),
+    ("slider", Role::Slider),
+    ("spin-button", Role::SpinButton),
+    ("split-pane", Role::SplitPane),
+    ("status-bar", Role::StatusBar),
+    ("table", Role::Table),
+    ("table-cell", Role::Cell),
+    ("table-column-header", Role::ColumnHeader),
+    ("table-row-header", Role::RowHeader),
+    ("tearoff-menu-item", Role::MenuItem),
+    ("terminal", Role::Terminal),
+    ("text", Role::Text),
+    ("toggle-button", Role::ToggleButton),
+    ("tool-bar", Role::Toolbar),
+    ("tool-tip", Role::Tooltip),
+    ("tree", Role::Tree),
+    ("tree-table", Role::Tree),
+    ("unknown", Role::Unknown),
+    ("viewport", Role::Pane),
+    ("window", Role::Window),
+    ("extended", Role::Unknown),
+    ("header", Role::Section),
+    ("footer", Role::Section),
+    ("paragraph", Role::Paragraph),
+    ("ruler", Role::Unknown),
+    ("application", Role::Application),
+    ("autocomplete", Role::ComboBox),
+    ("editbar", Role::Text),
+    ("embedded", Role::Pane),
+    ("entry", Role::Text),
+    ("chart", Role::Image),
+    ("caption", Role::Label),
+    ("document-frame", Role::Document),
+    ("heading", Role::Heading),
+    ("page", Role::Section),
+    ("section", Role::Section),
+    ("redundant-object", Role::Unknown),
+    ("form", Role::Form),
+    ("link", Role::Link),
+    ("input-method-window", Role::Window),
+    ("table-row", Role::Row),
+    ("tree-item", Role::TreeItem),
+    ("document-spreadsheet", Role::Document),
+    ("document-presentation", Role::Document),
+    ("document-text", Role::Document),
+    ("document-web", Role::Document),
+    ("document-email", Role::Document),
+    ("comment", Role::Section),
+    ("list-box", Role::List),
+    ("grouping", Role::Group),
+    ("image-map", Role::Image),
+    ("notification", Role::Notification),
+    ("info-bar", Role::StatusBar),
+    ("level-bar", Role::ProgressBar),
+    ("title-bar", Role::Toolbar),
+    ("block-quote", Role::Section),
+    ("audio", Role::Unknown),
+    ("video", Role::Unknown),
+    ("definition", Role::Paragraph),
+    ("article", Role::Section),
+    ("landmark", Role::Section),
+    ("log", Role::Section),
+    ("marquee", Role::Section),
+    ("math", Role::Image),
+    ("rating", Role::Slider),
+    ("timer", Role::Label),
+    ("static", Role::Label),
+    ("math-fraction", Role::Unknown),
+    ("math-root", Role::Unknown),
+    ("subscript", Role::Label),
+    ("superscript", Role::Label),
+    ("description-list", Role::List),
+    ("description-term", Role::ListItem),
+    ("description-value", Role::Paragraph),
+    ("footnote", Role::Section),
+    ("content-deletion", Role::Section),
+    ("content-insertion", Role::Section),
+    ("mark", Role::Section),
+    ("suggestion", Role::Section),
+    ("push-button-menu", Role::Button),
+];
+
+/// AT-SPI role numbers uidriver reasons about.
+pub(crate) mod role {
+    pub(crate) const ALERT: u32 = 2;
+    pub(crate) const COLOR_CHOOSER: u32 = 9;
+    pub(crate) const DIALOG: u32 = 16;
+    pub(crate) const FILE_CHOOSER: u32 = 19;
+    pub(crate) const FILLER: u32 = 20;
+    pub(crate) const FONT_CHOOSER: u32 = 22;
+    pub(crate) const FRAME: u32 = 23;
+    pub(crate) const LABEL: u32 = 29;
+    pub(crate) const LIST_ITEM: u32 = 32;
+    pub(crate) const MENU: u32 = 33;
+    pub(crate) const PANEL: u32 = 39;
+    pub(crate) const PASSWORD_TEXT: u32 = 40;
+    pub(crate) const POPUP_MENU: u32 = 41;
+    pub(crate) const SECTION: u32 = 85;
+    pub(crate) const TABLE_CELL: u32 = 56;
+    pub(crate) const TEXT: u32 = 61;
+    pub(crate) const TOOL_TIP: u32 = 64;
+    pub(crate) const WINDOW: u32 = 69;
+    pub(crate) const PARAGRAPH: u32 = 73;
+    pub(crate) const ENTRY: u32 = 79;
+    pub(crate) const HEADING: u32 = 83;
+    pub(crate) const LINK: u32 = 88;
+    pub(crate) const STATIC: u32 = 116;
+}
+
+/// The native role name and canonical role of an `ATSPI_ROLE_*` number.
+pub(crate) fn map_role(n: u32) -> (String, Role) {
+    match ROLES.get(n as usize) {
+        Some((name, r)) => ((*name).to_string(), *r),
+        None => (format!("role-{n}"), Role::Unknown),
+    }
+}
+
+/// Whether a role is a surface of its own (a top-level child of an application).
+pub(crate) fn is_surface_role(n: u32) -> bool {
+    matches!(
+        n,
+        role::FRAME
+            | role::WINDOW
+            | role::DIALOG
+            | role::ALERT
+            | role::FILE_CHOOSER
+            | role::FONT_CHOOSER
+            | role::COLOR_CHOOSER
+            | role::MENU
+            | role::POPUP_MENU
+            | role::TOOL_TIP
+    )
+}
+
+/// Whether a node's text (Text interface) is its visible content rather than a repeat of its
+/// name: static text and paragraphs in web content, labels without a name.
+pub(crate) fn text_is_content(n: u32) -> bool {
+    matches!(
+        n,
+        role::LABEL
+            | role::STATIC
+            | role::PARAGRAPH
+            | role::HEADING
+            | role::TABLE_CELL
+            | role::LIST_ITEM
+            | role::SECTION
+            | role::LINK
+            | role::PANEL
+            | role::FILLER
+    )
+}
+
+/// Maps AT-SPI states. `Hidden` when not showing, `Disabled` when neither enabled nor
+/// sensitive, `Collapsed` when expandable and not expanded, `Password` for password roles.
+pub(crate) fn map_states(s: States, role_n: u32) -> StateSet {
+    let mut out = StateSet::EMPTY;
+    let pairs: &[(u32, StateFlag)] = &[
+        (st::FOCUSED, StateFlag::Focused),
+        (st::FOCUSABLE, StateFlag::Focusable),
+        (st::EDITABLE, StateFlag::Editable),
+        (st::MULTI_LINE, StateFlag::MultiLine),
+        (st::READ_ONLY, StateFlag::ReadOnly),
+        (st::CHECKED, StateFlag::Checked),
+        (st::INDETERMINATE, StateFlag::Mixed),
+        (st::PRESSED, StateFlag::Pressed),
+        (st::SELECTED, StateFlag::Selected),
+        (st::SELECTABLE, StateFlag::Selectable),
+        (st::EXPANDED, StateFlag::Expanded),
+        (st::MODAL, StateFlag::Modal),
+        (st::REQUIRED, StateFlag::Required),
+        (st::INVALID_ENTRY, StateFlag::Invalid),
+        (st::BUSY, StateFlag::Busy),
+        (st::VISITED, StateFlag::Visited),
+        (st::ACTIVE, StateFlag::Active),
+        (st::IS_DEFAULT, StateFlag::Default),
+        (st::MULTISELECTABLE, StateFlag::MultiSelectable),
+    ];
+    for (n, f) in pairs {
+        if s.has(*n) {
+            out.insert(*f);
+        }
+    }
+    if !s.has(st::SHOWING) {
+        out.insert(StateFlag::Hidden);
+    }
+    if !s.has(st::ENABLED) && !s.has(st::SENSITIVE) {
+        out.insert(StateFlag::Disabled);
+    }
+    if (s.has(st::EXPANDABLE) && !s.has(st::EXPANDED)) || s.has(st::COLLAPSED) {
+        out.insert(StateFlag::Collapsed);
+    }
+    if role_n == role::PASSWORD_TEXT {
+        out.insert(StateFlag::Password);
+    }
+    out
+}
+
+/// Whether a node is password text (by role; GTK3 entries with visibility off use role
+/// `password-text`).
+pub(crate) fn is_password(role_n: u32) -> bool {
+    role_n == role::PASSWORD_TEXT
+}
+
+/// Whether a node's text is worth reading as its value (editable text, entries).
+pub(crate) fn text_is_value(role_n: u32, s: States, ifaces: Ifaces) -> bool {
+    ifaces.has(Ifaces::TEXT)
+        && (s.has(st::EDITABLE)
+            || ifaces.has(Ifaces::EDITABLE_TEXT)
+            || matches!(role_n, role::TEXT | role::ENTRY | role::PASSWORD_TEXT))
+}
+
+/// Capabilities derived from interfaces, role, states and action names.
+pub(crate) fn capabilities(
+    role: Role,
+    s: States,
+    ifaces: Ifaces,
+    actions: &[String],
+    has_box: bool,
+) -> CapSet {
+    let mut c = CapSet::EMPTY;
+    let act = |names: &[&str]| {
+        actions
+            .iter()
+            .any(|a| names.iter().any(|n| a.eq_ignore_ascii_case(n)))
+    };
+    let toggle_role = matches!(
+        role,
+        Role::CheckBox
+            | Role::CheckMenuItem
+            | Role::RadioButton
+            | Role::RadioMenuItem
+            | Role::ToggleButton
+            | Role::Switch
+    );
+    if toggle_role && !actions.is_empty() {
+        c.insert(Capability::Toggle);
+    }
+    if act(&[
+        "click",
+        "press",
+        "activate",
+        "jump",
+        "open",
+        "invoke",
+        "showmenu",
+        "show menu",
+    ]) {
+        c.insert(Capability::Press);
+    }
+    if act(&["toggle"]) {
+        c.insert(Capability::Toggle);
+    }
+    if act(&[
+        "expand or contract",
+        "expand",
+        "collapse",
+        "expand or collapse",
+        "open or close",
+    ]) || s.has(st::EXPANDABLE)
+    {
+        c.insert(Capability::Expand);
+    }
+    if ifaces.has(Ifaces::SELECTION)
+        || s.has(st::SELECTABLE)
+        || act(&["select"])
+        || matches!(role, Role::ComboBox | Role::List | Role::TabList)
+    {
+        c.insert(Capability::Select);
+    }
+    let editable =
+        ifaces.has(Ifaces::EDITABLE_TEXT) && (s.has(st::EDITABLE) || !s.has(st::READ_ONLY));
+    if editable && !s.has(st::READ_ONLY) {
+        c.insert(Capability::SetText);
+        c.insert(Capability::TypeText);
+    }
+    if ifaces.has(Ifaces::VALUE)
+        && !s.has(st::READ_ONLY)
+        && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar)
+    {
+        c.insert(Capability::SetValue);
+    }
+    if matches!(role, Role::ScrollPane | Role::ScrollBar) || act(&["scroll"]) {
+        c.insert(Capability::Scroll);
+    }
+    if s.has(st::FOCUSABLE) {
+        c.insert(Capability::Focus);
+    }
+    if ifaces.has(Ifaces::TEXT) {
+        c.insert(Capability::ReadText);
+    }
+    if has_box {
+        c.insert(Capability::Click);
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_table_matches_atspi_numbering() {
+        assert_eq!(ROLES.len(), 130);
+        assert_eq!(map_role(23), ("frame".to_string(), Role::Window));
+        assert_eq!(map_role(43).1, Role::Button);
+        assert_eq!(map_role(75).1, Role::Application);
+        assert_eq!(map_role(95).1, Role::Document);
+        assert_eq!(map_role(129).0, "push-button-menu");
+        assert_eq!(map_role(500), ("role-500".to_string(), Role::Unknown));
+        assert_eq!(ROLES[role::PASSWORD_TEXT as usize].0, "password-text");
+        assert_eq!(ROLES[role::STATIC as usize].0, "static");
+        assert_eq!(ROLES[role::ENTRY as usize].0, "entry");
+        assert_eq!(ROLES[role::TOOL_TIP as usize].0, "tool-tip");
+    }
+
+    #[test]
+    fn derived_states() {
+        let bits = |ns: &[u32]| States(ns.iter().fold(0u64, |a, n| a | (1 << n)));
+        let s = map_states(bits(&[st::EXPANDABLE, st::ENABLED, st::SENSITIVE]), 35);
+        assert!(s.contains(StateFlag::Collapsed) && s.contains(StateFlag::Hidden));
+        assert!(!s.contains(StateFlag::Disabled));
+        let s = map_states(bits(&[st::SHOWING, st::EXPANDABLE, st::EXPANDED]), 35);
+        assert!(s.contains(StateFlag::Expanded) && !s.contains(StateFlag::Collapsed));
+        assert!(s.contains(StateFlag::Disabled) && !s.contains(StateFlag::Hidden));
+        assert!(map_states(bits(&[st::SHOWING]), role::PASSWORD_TEXT).contains(StateFlag::Password));
+    }
+
+    #[test]
+    fn capabilities_from_evidence() {
+        let s = States(1 << st::FOCUSABLE);
+        let c = capabilities(Role::Button, s, Ifaces::ACTION, &["click".into()], true);
+        assert!(
+            c.contains(Capability::Press)
+                && c.contains(Capability::Focus)
+                && c.contains(Capability::Click)
+        );
+        let c = capabilities(
+            Role::CheckBox,
+            States(0),
+            Ifaces::ACTION,
+            &["click".into()],
+            false,
+        );
+        assert!(c.contains(Capability::Toggle) && !c.contains(Capability::Click));
+        let text = Ifaces::from_names(&["org.a11y.atspi.Text", "org.a11y.atspi.EditableText"]);
+        let c = capabilities(Role::Text, States(1 << st::EDITABLE), text, &[], true);
+        assert!(c.contains(Capability::SetText) && c.contains(Capability::ReadText));
+        let ro = capabilities(Role::Text, States(1 << st::READ_ONLY), text, &[], true);
+        assert!(!ro.contains(Capability::SetText));
+        let v = capabilities(Role::Slider, States(0), Ifaces::VALUE, &[], true);
+        assert!(v.contains(Capability::SetValue));
+    }
+}

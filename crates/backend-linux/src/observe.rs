@@ -1,0 +1,1148 @@
+//! Semantic observation of one root: the cached tree first (`Cache.GetItems`, one call), a
+//! concurrent walk wherever the cache is incomplete, then per-node details (extents, text,
+//! values, actions) for showing nodes only, all inside the caller's deadline.
+//!
+//! Why this shape (measured on this machine, at-spi2-core 2.46): `GetItems` returns an app's
+//! tree in 7–65 ms where a libatspi walk takes 100–500 ms, but it omits children of
+//! `MANAGES_DESCENDANTS` containers, is empty on Qt, partial on GTK4 and can hold stale items;
+//! GTK3 gives no index in parent for ~70% of items. So every showing node's children are
+//! re-read with one `GetChildren` (order and membership), hidden subtrees are taken from the
+//! cache when their child counts agree, and everything else is walked with up to 64 calls in
+//! flight. A stopped app is detected by a short ping before the big call; an app that exits
+//! mid-walk surfaces as `Gone` (→ `target_closed`). Mapping into core's vocabulary is
+//! `mapping.rs`; choosing the root is `roots.rs`.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::FutureExt;
+use tracing::debug;
+use uidriver_core::{
+    Deadline, Evidence, Node, ObserveRequest, Role, Snapshot, Timings, Truncation,
+};
+
+use crate::atspi::cache::{self, CacheItem};
+use crate::atspi::connection::{A11yBus, Caller};
+use crate::atspi::{accessible, component, state, Ifaces, Obj, States};
+use crate::details::{details, Details, Memo};
+use crate::error::LinuxError;
+use crate::mapping::{self, role};
+use crate::roots::Toolkit;
+
+/// Children fetched per batch in a container that manages its descendants.
+const MANAGED_BATCH: usize = 32;
+
+/// Knobs of one observation.
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
+    /// Timeout of one ordinary call.
+    pub per_call: Duration,
+    /// Timeout of the responsiveness ping sent before anything big.
+    pub ping: Duration,
+    /// Calls in flight.
+    pub in_flight: usize,
+    /// Depth below which nodes are not expanded (unnamed wrappers do not count).
+    pub max_depth: usize,
+}
+
+/// What to observe.
+pub(crate) struct Scope<'a> {
+    /// The bus.
+    pub bus: &'a A11yBus,
+    /// The node whose subtree is observed (a window, or a region's node).
+    pub root: Obj,
+    /// The app's toolkit (extents and text quirks).
+    pub toolkit: Toolkit,
+    /// The X11 origin of the root's window, for GTK4's window-relative extents.
+    pub origin: Option<(i32, i32)>,
+    /// Knobs.
+    pub limits: &'a Limits,
+    /// Facts remembered across observations.
+    pub memo: &'a Memo,
+}
+
+/// A node's identity and accessible facts (from the cache or from calls).
+#[derive(Clone, Debug)]
+struct Described {
+    obj: Obj,
+    role: u32,
+    states: States,
+    ifaces: Ifaces,
+    name: String,
+    description: String,
+    child_count: i32,
+    /// `AccessibleId`, when read (walked nodes; the cache does not carry it).
+    accessible_id: Option<String>,
+}
+
+impl From<&CacheItem> for Described {
+    fn from(i: &CacheItem) -> Self {
+        Described {
+            obj: i.obj.clone(),
+            role: i.role,
+            states: i.states,
+            ifaces: i.ifaces,
+            name: i.name.clone(),
+            description: i.description.clone(),
+            child_count: i.child_count,
+            accessible_id: None,
+        }
+    }
+}
+
+struct Raw {
+    d: Described,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    depth: usize,
+    details: Option<Details>,
+    truncated: Option<Truncation>,
+}
+
+/// Children found for one node.
+struct Kids {
+    kids: Vec<Described>,
+    /// Children deliberately not described (offscreen rows of a managed container, or beyond
+    /// the cap) and why.
+    skipped: Option<(u32, &'static str)>,
+}
+
+enum Done {
+    Children(usize, Result<Kids, LinuxError>),
+    /// The live child order of a node whose cached children were already added.
+    Order(usize, Result<Vec<Obj>, LinuxError>),
+    Details(usize, Result<Details, LinuxError>),
+}
+
+/// The cache, indexed.
+#[derive(Default)]
+struct CacheIndex {
+    by_path: HashMap<String, CacheItem>,
+    /// Children paths by parent path, ordered by index in parent (then cache order).
+    kids: HashMap<String, Vec<String>>,
+    /// Parents whose children all carry distinct indices (their order is known).
+    ordered: HashSet<String>,
+}
+
+impl CacheIndex {
+    fn build(bus: &str, items: Vec<CacheItem>) -> CacheIndex {
+        let mut idx = CacheIndex::default();
+        let mut kids: HashMap<String, Vec<(i32, usize, String)>> = HashMap::new();
+        for (n, it) in items.into_iter().enumerate() {
+            if it.obj.bus != bus {
+                continue;
+            }
+            if let Some(p) = &it.parent {
+                if p.bus == bus && p.path != it.obj.path {
+                    kids.entry(p.path.clone()).or_default().push((
+                        it.index,
+                        n,
+                        it.obj.path.clone(),
+                    ));
+                }
+            }
+            idx.by_path.insert(it.obj.path.clone(), it);
+        }
+        for (parent, mut list) in kids {
+            let mut seen = HashSet::new();
+            let ordered = list.iter().all(|(i, _, _)| *i >= 0 && seen.insert(*i));
+            list.sort_by_key(|(i, n, _)| (if *i < 0 { i32::MAX } else { *i }, *n));
+            if ordered {
+                idx.ordered.insert(parent.clone());
+            }
+            idx.kids
+                .insert(parent, list.into_iter().map(|(_, _, p)| p).collect());
+        }
+        idx
+    }
+}
+
+/// Observes the subtree of `scope.root`.
+pub(crate) async fn observe(
+    scope: Scope<'_>,
+    req: &ObserveRequest,
+    deadline: Deadline,
+) -> Result<Snapshot, LinuxError> {
+    let t0 = Instant::now();
+    let lim = scope.limits;
+    let c = scope.bus.caller(deadline, lim.per_call, lim.in_flight);
+    let mut phases: Vec<(&str, f64)> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+
+    // A stopped app never answers: find out with one small call (500 ms) before the big one.
+    let root_role = c
+        .call_within(
+            lim.ping,
+            &scope.root.bus,
+            &scope.root.path,
+            "org.a11y.atspi.Accessible",
+            "GetRole",
+            &(),
+        )
+        .await
+        .map(|r: u32| r)?;
+    phases.push(("ping", ms(t0)));
+
+    let t_items = Instant::now();
+    // The cache call gets most of the time but not all: if it is too slow (a huge tree), the
+    // walk still has time to return something.
+    let items_timeout = deadline.remaining().mul_f64(0.6);
+    let index = match cache::get_items(&c, &scope.root.bus, items_timeout).await {
+        Ok(items) => CacheIndex::build(&scope.root.bus, items),
+        Err(e) if e.is_gone() => return Err(e),
+        Err(e) if e.is_unresponsive() => {
+            notes.push(format!(
+                "the cache did not answer within {items_timeout:?}: walked the tree"
+            ));
+            CacheIndex::default()
+        }
+        Err(LinuxError::Deadline(w)) => return Err(LinuxError::Deadline(w)),
+        Err(e) => {
+            debug!(error = %e, "no cache; walking");
+            notes.push("no accessibility cache: walked the tree".into());
+            CacheIndex::default()
+        }
+    };
+    let cached = index.by_path.len();
+    phases.push(("getitems", ms(t_items)));
+
+    let t_walk = Instant::now();
+    let mut root = match index.by_path.get(&scope.root.path) {
+        Some(i) => Described::from(i),
+        None => describe(&c, scope.root.clone(), Some(root_role)).await?,
+    };
+    if scope.toolkit == Toolkit::Gtk4 {
+        // The observed node is on screen by assumption (a window, or a region a state showed).
+        gtk4_showing(&mut root.states, true);
+    }
+    let mut nodes = vec![Raw {
+        d: root,
+        parent: None,
+        children: Vec::new(),
+        depth: 0,
+        details: None,
+        truncated: None,
+    }];
+    let mut seen: HashSet<String> = HashSet::from([scope.root.path.clone()]);
+    let mut pending = FuturesUnordered::new();
+    let mut waiting_kids: HashSet<usize> = HashSet::new();
+    let mut waiting_details: HashSet<usize> = HashSet::new();
+    let mut to_plan = vec![0usize];
+    let mut walked = 0usize;
+    let mut fatal: Option<LinuxError> = None;
+    let mut cut: Option<&'static str> = None;
+    let mut walk_done = 0.0f64;
+    let mut details_done = 0.0f64;
+    // Leave a little time to assemble the snapshot.
+    let stop_at = deadline
+        .instant()
+        .checked_sub(Duration::from_millis(15))
+        .unwrap_or_else(|| deadline.instant());
+
+    loop {
+        while let Some(n) = to_plan.pop() {
+            let d = &nodes[n].d;
+            if d.states.has(state::SHOWING) && !is_bare_wrapper(d) {
+                let (obj, role_n, states, ifaces, no_name) = (
+                    d.obj.clone(),
+                    d.role,
+                    d.states,
+                    d.ifaces,
+                    d.name.trim().is_empty(),
+                );
+                waiting_details.insert(n);
+                let (c, tk, origin, memo) = (&c, scope.toolkit, scope.origin, scope.memo);
+                pending.push(
+                    async move {
+                        Done::Details(
+                            n,
+                            details(c, &obj, role_n, states, ifaces, no_name, tk, origin, memo)
+                                .await,
+                        )
+                    }
+                    .boxed(),
+                );
+            }
+            if nodes[n].depth >= lim.max_depth && d.child_count != 0 {
+                let skipped = u32::try_from(d.child_count).ok();
+                nodes[n].truncated = Some(Truncation {
+                    skipped,
+                    reason: "depth".into(),
+                });
+                continue;
+            }
+            // The observed node itself is always read, shown or not (an app object has no
+            // SHOWING state).
+            let p = match plan(&nodes[n].d, &index) {
+                Plan::Hidden if n == 0 => Plan::Call { managed: false },
+                p => p,
+            };
+            match p {
+                Plan::Leaf => {}
+                Plan::Hidden => {
+                    nodes[n].truncated = Some(Truncation {
+                        skipped: u32::try_from(nodes[n].d.child_count).ok(),
+                        reason: "hidden".into(),
+                    });
+                }
+                Plan::Cached(paths) => {
+                    let kids = paths
+                        .iter()
+                        .filter_map(|p| index.by_path.get(p))
+                        .map(Described::from)
+                        .collect();
+                    add_children(
+                        &mut nodes,
+                        n,
+                        Kids {
+                            kids,
+                            skipped: None,
+                        },
+                        req,
+                        &mut seen,
+                        &mut to_plan,
+                        scope.toolkit,
+                    );
+                }
+                Plan::Reorder(paths) => {
+                    let kids = paths
+                        .iter()
+                        .filter_map(|p| index.by_path.get(p))
+                        .map(Described::from)
+                        .collect();
+                    add_children(
+                        &mut nodes,
+                        n,
+                        Kids {
+                            kids,
+                            skipped: None,
+                        },
+                        req,
+                        &mut seen,
+                        &mut to_plan,
+                        scope.toolkit,
+                    );
+                    walked += 1;
+                    waiting_kids.insert(n);
+                    let obj = nodes[n].d.obj.clone();
+                    let c = &c;
+                    pending.push(
+                        async move { Done::Order(n, accessible::children(c, &obj).await) }.boxed(),
+                    );
+                }
+                Plan::Call { managed } => {
+                    walked += 1;
+                    waiting_kids.insert(n);
+                    let obj = nodes[n].d.obj.clone();
+                    let count = nodes[n].d.child_count;
+                    let (c, index) = (&c, &index);
+                    let max_children = req.max_children;
+                    pending.push(
+                        async move {
+                            let r = if managed {
+                                managed_children(c, &obj, count, max_children, index).await
+                            } else {
+                                children(c, &obj, index).await
+                            };
+                            Done::Children(n, r)
+                        }
+                        .boxed(),
+                    );
+                }
+            }
+        }
+        if fatal.is_some() || cut.is_some() {
+            break;
+        }
+        let next = tokio::select! {
+            next = pending.next() => next,
+            _ = tokio::time::sleep_until(stop_at.into()) => {
+                cut = Some("deadline");
+                break;
+            }
+        };
+        let Some(done) = next else { break };
+        match done {
+            Done::Children(n, Ok(kids)) => {
+                waiting_kids.remove(&n);
+                add_children(
+                    &mut nodes,
+                    n,
+                    kids,
+                    req,
+                    &mut seen,
+                    &mut to_plan,
+                    scope.toolkit,
+                );
+                if waiting_kids.is_empty() {
+                    walk_done = ms(t_walk);
+                }
+            }
+            Done::Children(n, Err(e)) => {
+                waiting_kids.remove(&n);
+                match e {
+                    e if e.is_unresponsive() => cut = Some("unresponsive"),
+                    LinuxError::Deadline(_) => cut = Some("deadline"),
+                    e if e.is_app_gone() || n == 0 => fatal = Some(e),
+                    e => {
+                        // This node vanished or refused: keep it, say so.
+                        debug!(error = %e, "children unreadable");
+                        nodes[n].truncated = Some(Truncation {
+                            skipped: u32::try_from(nodes[n].d.child_count).ok(),
+                            reason: "error".into(),
+                        });
+                    }
+                }
+            }
+            Done::Order(n, Ok(live)) => {
+                waiting_kids.remove(&n);
+                let missing = reorder(&mut nodes, n, &live);
+                if !missing.is_empty() {
+                    // Children the cache did not have: describe them and append.
+                    waiting_kids.insert(n);
+                    let (c, index) = (&c, &index);
+                    pending.push(
+                        async move {
+                            let described =
+                                join_all(missing.into_iter().map(|o| describe_cached(c, o, index)))
+                                    .await;
+                            Done::Children(n, collect_kids(described))
+                        }
+                        .boxed(),
+                    );
+                } else if waiting_kids.is_empty() {
+                    walk_done = ms(t_walk);
+                }
+            }
+            Done::Order(n, Err(e)) => {
+                waiting_kids.remove(&n);
+                match e {
+                    e if e.is_unresponsive() => cut = Some("unresponsive"),
+                    LinuxError::Deadline(_) => cut = Some("deadline"),
+                    e if e.is_app_gone() => fatal = Some(e),
+                    // The cached children stay, in cache order.
+                    e => debug!(error = %e, "child order unreadable"),
+                }
+            }
+            Done::Details(n, r) => {
+                waiting_details.remove(&n);
+                match r {
+                    Ok(d) => nodes[n].details = Some(d),
+                    Err(e) if e.is_unresponsive() => cut = Some("unresponsive"),
+                    Err(e) if e.is_app_gone() => fatal = Some(e),
+                    Err(_) => {}
+                }
+                if waiting_details.is_empty() {
+                    details_done = ms(t_walk);
+                }
+            }
+        }
+    }
+    drop(pending);
+    if let Some(e) = fatal {
+        return Err(e);
+    }
+    if let Some(reason) = cut {
+        for &n in &waiting_kids {
+            nodes[n].truncated = Some(Truncation {
+                skipped: u32::try_from(nodes[n].d.child_count).ok(),
+                reason: reason.into(),
+            });
+        }
+        notes.push(format!(
+            "stopped early ({reason}): {} subtrees and details of {} nodes not read",
+            waiting_kids.len(),
+            waiting_details.len()
+        ));
+        if walk_done == 0.0 {
+            walk_done = ms(t_walk);
+        }
+    }
+    phases.push(("walk", walk_done));
+    phases.push(("details", details_done.max(walk_done)));
+
+    let describe_ms = ms(t0);
+    // Complete = every showing node described: subtrees left out because they are hidden or
+    // offscreen (and said so) do not count against it.
+    let complete = cut.is_none()
+        && nodes.iter().all(|n| {
+            n.truncated
+                .as_ref()
+                .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
+        });
+    if walked > 0 && cached > 0 {
+        notes.push(format!(
+            "cache had {cached} items; {walked} nodes' children read live"
+        ));
+    }
+    let out = assemble(nodes);
+    let mut timings = Timings {
+        total_ms: ms(t0),
+        describe_ms,
+        calls: c.calls(),
+        ..Timings::default()
+    };
+    for (k, v) in phases {
+        timings.phases.insert(k.to_string(), v);
+    }
+    Ok(Snapshot {
+        nodes: out,
+        complete,
+        timings,
+        notes,
+    })
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1000.0 * 100.0).round() / 100.0
+}
+
+enum Plan {
+    /// No children.
+    Leaf,
+    /// The cache has the children in order.
+    Cached(Vec<String>),
+    /// The cache has the children but not their order (GTK3): add them now, so their subtrees
+    /// and details start at once, and fix the order when `GetChildren` answers. Waiting for the
+    /// answer first would chain one round trip per tree level.
+    Reorder(Vec<String>),
+    /// The cache is incomplete here: read the children live.
+    Call { managed: bool },
+    /// Hidden and not cached: not read (marked truncated, reason `hidden`).
+    Hidden,
+}
+
+fn plan(d: &Described, index: &CacheIndex) -> Plan {
+    if d.states.has(state::MANAGES_DESCENDANTS) {
+        return Plan::Call { managed: true };
+    }
+    let cached = index.kids.get(&d.obj.path);
+    let n_cached = cached.map_or(0, Vec::len);
+    if d.child_count == 0 && n_cached == 0 {
+        return Plan::Leaf;
+    }
+    let counts_agree = d.child_count >= 0 && n_cached == d.child_count as usize;
+    let in_cache = index.by_path.contains_key(&d.obj.path);
+    // Showing nodes need their order (GTK3 omits indices) unless the cache carries it.
+    let order_known = index.ordered.contains(&d.obj.path) || n_cached <= 1;
+    let showing = d.states.has(state::SHOWING);
+    if !showing {
+        // Hidden subtrees come from the cache as far as it goes (GTK3 gives closed menus a
+        // child count of -1 but caches their items: search finds "Save As" in a closed File
+        // menu). What the cache lacks (a stack page never shown) is left for expand_ui:
+        // walking it costs five calls a node for nothing on screen.
+        return match cached {
+            Some(k) if in_cache && (counts_agree || d.child_count < 0) => Plan::Cached(k.clone()),
+            _ => Plan::Hidden,
+        };
+    }
+    match (in_cache && counts_agree, order_known) {
+        (true, true) => Plan::Cached(cached.cloned().unwrap_or_default()),
+        (true, false) => Plan::Reorder(cached.cloned().unwrap_or_default()),
+        (false, _) => Plan::Call { managed: false },
+    }
+}
+
+/// GTK 4.8 sets `SHOWING` only on windows (libatspi sees 1 showing node of 96 in
+/// gnome-calculator), but `VISIBLE` tracks the widget: a visible widget inside a showing parent
+/// is treated as showing, so it gets extents and details.
+fn gtk4_showing(s: &mut States, parent_showing: bool) {
+    if parent_showing && s.has(state::VISIBLE) {
+        s.0 |= 1 << state::SHOWING;
+    }
+}
+
+/// A showing wrapper an agent never targets: an unnamed panel, filler or section with no
+/// actions, text or value that cannot take focus. 20–40% of showing nodes in GTK3 and Chromium
+/// trees; their details (extents, ids) are not read, which saves a call each.
+fn is_bare_wrapper(d: &Described) -> bool {
+    is_wrapper(d)
+        && d.description.trim().is_empty()
+        && !d.states.has(state::FOCUSABLE)
+        && !d.ifaces.has(Ifaces::ACTION)
+        && !d.ifaces.has(Ifaces::VALUE)
+        && !d.ifaces.has(Ifaces::EDITABLE_TEXT)
+}
+
+/// Unnamed containers do not count against the depth budget (Chromium nests divs 20 deep).
+fn is_wrapper(d: &Described) -> bool {
+    d.name.trim().is_empty() && matches!(d.role, role::PANEL | role::FILLER | role::SECTION)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_children(
+    nodes: &mut Vec<Raw>,
+    parent: usize,
+    kids: Kids,
+    req: &ObserveRequest,
+    seen: &mut HashSet<String>,
+    to_plan: &mut Vec<usize>,
+    toolkit: Toolkit,
+) {
+    let depth = nodes[parent].depth + usize::from(!is_wrapper(&nodes[parent].d));
+    let parent_showing = nodes[parent].d.states.has(state::SHOWING);
+    let total = kids.kids.len();
+    let mut added = 0usize;
+    for mut k in kids.kids {
+        if toolkit == Toolkit::Gtk4 {
+            gtk4_showing(&mut k.states, parent_showing);
+        }
+        if !seen.insert(k.obj.path.clone()) {
+            continue;
+        }
+        if nodes.len() >= req.max_nodes {
+            seen.remove(&k.obj.path);
+            break;
+        }
+        let i = nodes.len();
+        nodes.push(Raw {
+            d: k,
+            parent: Some(parent),
+            children: Vec::new(),
+            depth,
+            details: None,
+            truncated: None,
+        });
+        nodes[parent].children.push(i);
+        to_plan.push(i);
+        added += 1;
+    }
+    let capped = total.saturating_sub(added);
+    // Duplicates (cycles) do not count as capped when the cap was not reached.
+    if capped > 0 && nodes.len() >= req.max_nodes {
+        nodes[parent].truncated = Some(Truncation {
+            skipped: Some(capped as u32 + kids.skipped.map_or(0, |s| s.0)),
+            reason: "cap".into(),
+        });
+    } else if let Some((n, why)) = kids.skipped {
+        nodes[parent].truncated = Some(Truncation {
+            skipped: Some(n),
+            reason: why.into(),
+        });
+    }
+    // Pre-order among siblings: plan the first child last so it is popped first.
+    let start = to_plan.len() - added;
+    to_plan[start..].reverse();
+}
+
+/// Describes an object by calls (4 in parallel): role, states, interfaces, properties.
+async fn describe(c: &Caller, obj: Obj, role_hint: Option<u32>) -> Result<Described, LinuxError> {
+    let role_f = async {
+        match role_hint {
+            Some(r) => Ok(r),
+            None => accessible::role(c, &obj).await,
+        }
+    };
+    let (r, s, i, p) = tokio::join!(
+        role_f,
+        accessible::states(c, &obj),
+        accessible::interfaces(c, &obj),
+        accessible::props(c, &obj)
+    );
+    let p = p?;
+    Ok(Described {
+        role: r?,
+        states: s?,
+        ifaces: i?,
+        name: p.name,
+        description: p.description,
+        child_count: p.child_count,
+        accessible_id: Some(p.accessible_id).filter(|s| !s.is_empty()),
+        obj,
+    })
+}
+
+async fn describe_cached(
+    c: &Caller,
+    obj: Obj,
+    index: &CacheIndex,
+) -> Result<Described, LinuxError> {
+    match index.by_path.get(&obj.path) {
+        Some(i) if i.obj.bus == obj.bus => Ok(Described::from(i)),
+        _ => describe(c, obj, None).await,
+    }
+}
+
+/// All children of an ordinary node, in order; those not in the cache are described by calls.
+async fn children(c: &Caller, obj: &Obj, index: &CacheIndex) -> Result<Kids, LinuxError> {
+    let refs = accessible::children(c, obj).await?;
+    let described = join_all(refs.into_iter().map(|r| describe_cached(c, r, index))).await;
+    collect_kids(described)
+}
+
+/// Keeps described children; one that vanished meanwhile or refuses is dropped, a stopped or
+/// exited app fails the whole read.
+fn collect_kids(described: Vec<Result<Described, LinuxError>>) -> Result<Kids, LinuxError> {
+    let mut kids = Vec::with_capacity(described.len());
+    for d in described {
+        match d {
+            Ok(d) => kids.push(d),
+            Err(e) if e.is_gone() && !e.is_app_gone() => {}
+            Err(LinuxError::Unsupported { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Kids {
+        kids,
+        skipped: None,
+    })
+}
+
+/// Puts the children of `n` in the live order `live`. Children the cache listed but the app
+/// no longer has are unlinked (dropped from the snapshot); returns the live children that are
+/// not in the tree yet.
+fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj]) -> Vec<Obj> {
+    let by_path: HashMap<&str, usize> = nodes[n]
+        .children
+        .iter()
+        .map(|&c| (nodes[c].d.obj.path.as_str(), c))
+        .collect();
+    let mut order = Vec::with_capacity(live.len());
+    let mut missing = Vec::new();
+    for o in live {
+        match by_path.get(o.path.as_str()) {
+            Some(&c) => order.push(c),
+            None => missing.push(o.clone()),
+        }
+    }
+    nodes[n].children = order;
+    missing
+}
+
+/// Showing children of a container that manages its descendants (GTK3 tree views and tables
+/// create an accessible per cell on demand, so `GetChildren` on 10,000 rows would build 10,000
+/// objects). Reads children by index in batches from the first visible one, keeps the showing
+/// ones, stops after the visible run or at `max_children` read.
+async fn managed_children(
+    c: &Caller,
+    obj: &Obj,
+    count: i32,
+    max_children: usize,
+    index: &CacheIndex,
+) -> Result<Kids, LinuxError> {
+    let count = if count >= 0 {
+        count as usize
+    } else {
+        accessible::props(c, obj).await?.child_count.max(0) as usize
+    };
+    if count == 0 {
+        return Ok(Kids {
+            kids: Vec::new(),
+            skipped: None,
+        });
+    }
+    if count <= max_children {
+        // Small enough to list in one call; keep the showing ones.
+        let all = children(c, obj, index).await?;
+        let total = all.kids.len();
+        let kids: Vec<Described> = all
+            .kids
+            .into_iter()
+            .filter(|d| d.states.has(state::SHOWING))
+            .collect();
+        let skipped = (total - kids.len()) as u32;
+        return Ok(Kids {
+            kids,
+            skipped: (skipped > 0).then_some((skipped, "offscreen")),
+        });
+    }
+    let start = first_visible_index(c, obj).await.unwrap_or(0);
+    let mut kids = Vec::new();
+    let mut read = 0usize;
+    let mut i = start;
+    let mut seen_showing = false;
+    while i < count && read < max_children {
+        let end = (i + MANAGED_BATCH)
+            .min(count)
+            .min(i + (max_children - read));
+        let batch = join_all((i..end).map(|k| async move {
+            match accessible::child_at(c, obj, k as i32).await? {
+                Some(o) => describe_cached(c, o, index).await.map(Some),
+                None => Ok(None),
+            }
+        }))
+        .await;
+        read += end - i;
+        i = end;
+        let mut showing_here = false;
+        for d in batch {
+            match d {
+                Ok(Some(d)) if d.states.has(state::SHOWING) => {
+                    showing_here = true;
+                    kids.push(d);
+                }
+                Ok(_) => {}
+                Err(e) if e.is_gone() && !e.is_app_gone() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if showing_here {
+            seen_showing = true;
+        } else if seen_showing {
+            break;
+        }
+    }
+    let skipped = (count - kids.len()) as u32;
+    Ok(Kids {
+        kids,
+        skipped: (skipped > 0).then_some((
+            skipped,
+            if read >= max_children && i < count {
+                "cap"
+            } else {
+                "offscreen"
+            },
+        )),
+    })
+}
+
+/// Index of the child at the top of a managed container's visible area (hit-test a point a
+/// little inside its box), so a list scrolled to row 5,000 is read from there.
+async fn first_visible_index(c: &Caller, obj: &Obj) -> Option<usize> {
+    let (x, y, w, h) = component::extents(c, obj, component::COORD_SCREEN)
+        .await
+        .ok()?;
+    for dy in [h / 8, h / 4, h / 2] {
+        let hit = component::accessible_at_point(
+            c,
+            obj,
+            x + w / 3,
+            y + dy.max(2),
+            component::COORD_SCREEN,
+        )
+        .await
+        .ok()??;
+        let i = accessible::index_in_parent(c, &hit).await.ok()?;
+        if i >= 0 {
+            return Some((i as usize).saturating_sub(MANAGED_BATCH));
+        }
+    }
+    None
+}
+
+/// Orders nodes in pre-order (parents before children) and maps them into core nodes.
+fn assemble(raw: Vec<Raw>) -> Vec<Node> {
+    let mut order = Vec::with_capacity(raw.len());
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(raw[i].children.iter().rev().copied());
+    }
+    let mut new_index = vec![usize::MAX; raw.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut slots: Vec<Option<Raw>> = raw.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(order.len());
+    for &old in &order {
+        let Some(r) = slots[old].take() else { continue };
+        out.push(to_node(r, &new_index));
+    }
+    out
+}
+
+fn to_node(r: Raw, new_index: &[usize]) -> Node {
+    let (native_role, mut role) = mapping::map_role(r.d.role);
+    let password = mapping::is_password(r.d.role);
+    if password {
+        role = Role::PasswordText;
+    }
+    let det = r.details.clone();
+    let showing = r.d.states.has(state::SHOWING);
+    let (bounds, value, numeric, text_len, actions, native_id, content) = match det {
+        Some(d) => (
+            d.bounds,
+            d.value,
+            d.numeric,
+            d.text_len,
+            d.actions,
+            d.native_id,
+            d.content,
+        ),
+        // A showing node whose details were not read (deadline) has unknown value; a hidden one
+        // was deliberately not read and shows none.
+        None if showing && mapping::text_is_value(r.d.role, r.d.states, r.d.ifaces) => {
+            (None, Evidence::Unknown, None, None, Vec::new(), None, None)
+        }
+        None => (None, Evidence::Absent, None, None, Vec::new(), None, None),
+    };
+    let name = match content {
+        Some(t) if r.d.name.trim().is_empty() => Evidence::Known(t),
+        _ => Evidence::from_text(r.d.name.clone()),
+    };
+    let has_box = bounds.is_some_and(|b| b.is_visible());
+    let caps = mapping::capabilities(role, r.d.states, r.d.ifaces, &actions, has_box);
+    Node {
+        role,
+        native_role,
+        name,
+        description: Evidence::from_text(r.d.description),
+        value,
+        numeric,
+        text_len,
+        states: Evidence::Known(mapping::map_states(r.d.states, r.d.role)),
+        caps,
+        actions,
+        bounds,
+        native_id: native_id.or(r.d.accessible_id),
+        handle: r.d.obj.to_string(),
+        visual_text: None,
+        parent: r.parent.map(|p| new_index[p]),
+        children: r.children.iter().map(|c| new_index[*c]).collect(),
+        truncated: r.truncated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atspi::Ifaces;
+
+    fn item(path: &str, parent: &str, index: i32, child_count: i32, showing: bool) -> CacheItem {
+        let mut bits = 1u64 << state::SENSITIVE;
+        if showing {
+            bits |= 1 << state::SHOWING;
+        }
+        CacheItem {
+            obj: Obj::new(":1.9", path),
+            parent: Some(Obj::new(":1.9", parent)),
+            index,
+            child_count,
+            ifaces: Ifaces::COMPONENT,
+            name: path.to_string(),
+            role: role::PANEL,
+            description: String::new(),
+            states: States(bits),
+        }
+    }
+
+    #[test]
+    fn cache_index_orders_children_and_knows_when_order_is_missing() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/w", "/app", 0, 3, true),
+                item("/c", "/w", 2, 0, true),
+                item("/a", "/w", 0, 0, true),
+                item("/b", "/w", 1, 0, true),
+                item("/y", "/h", -1, 0, false),
+                item("/x", "/h", -1, 0, false),
+            ],
+        );
+        assert_eq!(idx.kids["/w"], vec!["/a", "/b", "/c"]);
+        assert!(idx.ordered.contains("/w"));
+        assert!(!idx.ordered.contains("/h"), "GTK3 gives -1: order unknown");
+        assert_eq!(
+            idx.kids["/h"],
+            vec!["/y", "/x"],
+            "cache order kept when indices are missing"
+        );
+    }
+
+    #[test]
+    fn plan_trusts_the_cache_only_when_it_is_consistent() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/w", "/app", 0, 3, true),
+                item("/a", "/w", 0, 0, true),
+                item("/b", "/w", 1, 0, true),
+                item("/c", "/w", 2, 0, true),
+                item("/h", "/app", 1, 2, false),
+                item("/x", "/h", -1, 0, false),
+                item("/y", "/h", -1, 0, false),
+                item("/s", "/app", 2, 2, true),
+                item("/s1", "/s", -1, 0, true),
+                item("/s2", "/s", -1, 0, true),
+                item("/m", "/app", 3, 5, true),
+                item("/m1", "/m", 0, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        assert!(matches!(plan(&d("/w"), &idx), Plan::Cached(k) if k.len() == 3));
+        assert!(matches!(plan(&d("/a"), &idx), Plan::Leaf));
+        // Hidden, counts agree, order unknown: the cache is good enough.
+        assert!(matches!(plan(&d("/h"), &idx), Plan::Cached(_)));
+        // Showing with unknown order: add the cached children now, fix the order live.
+        assert!(matches!(plan(&d("/s"), &idx), Plan::Reorder(k) if k.len() == 2));
+        // Count says 5, cache has 1: incomplete, walk.
+        assert!(matches!(
+            plan(&d("/m"), &idx),
+            Plan::Call { managed: false }
+        ));
+        let mut hidden = d("/m");
+        hidden.states.0 &= !(1 << state::SHOWING);
+        assert!(matches!(plan(&hidden, &idx), Plan::Hidden));
+        let mut managed = d("/w");
+        managed.states.0 |= 1 << state::MANAGES_DESCENDANTS;
+        assert!(matches!(plan(&managed, &idx), Plan::Call { managed: true }));
+    }
+
+    #[test]
+    fn assemble_emits_pre_order_and_caps_mark_truncation() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/r", "/app", 0, 2, true),
+                item("/a", "/r", 0, 1, true),
+                item("/b", "/r", 1, 0, true),
+                item("/a1", "/a", 0, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        let mut nodes = vec![Raw {
+            d: d("/r"),
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            details: None,
+            truncated: None,
+        }];
+        let req = ObserveRequest {
+            max_nodes: 4,
+            max_children: 10,
+        };
+        let mut seen = HashSet::from(["/r".to_string()]);
+        let mut to_plan = Vec::new();
+        add_children(
+            &mut nodes,
+            0,
+            Kids {
+                kids: vec![d("/a"), d("/b")],
+                skipped: None,
+            },
+            &req,
+            &mut seen,
+            &mut to_plan,
+            Toolkit::Gtk3,
+        );
+        // Discovery order differs from tree order: /a1 is found after /b.
+        add_children(
+            &mut nodes,
+            1,
+            Kids {
+                kids: vec![d("/a1"), d("/b")],
+                skipped: None,
+            },
+            &req,
+            &mut seen,
+            &mut to_plan,
+            Toolkit::Gtk3,
+        );
+        let out = assemble(nodes);
+        let paths: Vec<&str> = out
+            .iter()
+            .map(|n| n.handle.rsplit_once(':').map(|x| x.1).unwrap_or(""))
+            .collect();
+        assert_eq!(
+            paths,
+            vec!["/r", "/a", "/a1", "/b"],
+            "pre-order, duplicates dropped"
+        );
+        let snap = Snapshot {
+            nodes: out,
+            ..Snapshot::default()
+        };
+        snap.check().expect("invariants");
+
+        // A cap cuts children and says how many.
+        let mut nodes = vec![Raw {
+            d: d("/r"),
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            details: None,
+            truncated: None,
+        }];
+        let tight = ObserveRequest {
+            max_nodes: 2,
+            max_children: 10,
+        };
+        let mut seen = HashSet::from(["/r".to_string()]);
+        add_children(
+            &mut nodes,
+            0,
+            Kids {
+                kids: vec![d("/a"), d("/b")],
+                skipped: None,
+            },
+            &tight,
+            &mut seen,
+            &mut to_plan,
+            Toolkit::Gtk3,
+        );
+        assert_eq!(nodes.len(), 2);
+        let t = nodes[0].truncated.as_ref().expect("truncated");
+        assert_eq!((t.skipped, t.reason.as_str()), (Some(1), "cap"));
+    }
+
+    #[test]
+    fn reorder_follows_the_live_order_and_reports_new_children() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/r", "/app", 0, 3, true),
+                item("/b", "/r", -1, 0, true),
+                item("/a", "/r", -1, 0, true),
+                item("/stale", "/r", -1, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        let mut nodes = vec![Raw {
+            d: d("/r"),
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            details: None,
+            truncated: None,
+        }];
+        let mut seen = HashSet::from(["/r".to_string()]);
+        let kids = vec![d("/b"), d("/a"), d("/stale")];
+        add_children(
+            &mut nodes,
+            0,
+            Kids {
+                kids,
+                skipped: None,
+            },
+            &ObserveRequest::default(),
+            &mut seen,
+            &mut Vec::new(),
+            Toolkit::Gtk3,
+        );
+        let live = vec![
+            Obj::new(":1.9", "/a"),
+            Obj::new(":1.9", "/new"),
+            Obj::new(":1.9", "/b"),
+        ];
+        let missing = reorder(&mut nodes, 0, &live);
+        assert_eq!(missing, vec![Obj::new(":1.9", "/new")]);
+        let out = assemble(nodes);
+        let paths: Vec<&str> = out
+            .iter()
+            .map(|n| n.handle.rsplit_once(':').map(|x| x.1).unwrap_or(""))
+            .collect();
+        assert_eq!(
+            paths,
+            vec!["/r", "/a", "/b"],
+            "live order; the stale child is unlinked"
+        );
+        Snapshot {
+            nodes: out,
+            ..Snapshot::default()
+        }
+        .check()
+        .expect("invariants");
+    }
+
+    #[test]
+    fn gtk4_visible_counts_as_showing_under_a_showing_parent() {
+        let mut s = States(1 << state::VISIBLE);
+        gtk4_showing(&mut s, false);
+        assert!(!s.has(state::SHOWING));
+        gtk4_showing(&mut s, true);
+        assert!(s.has(state::SHOWING));
+    }
+}

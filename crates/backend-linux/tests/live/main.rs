@@ -1,0 +1,14 @@
+//! Live tests of the Linux backend against real applications in an isolated desktop the tests
+//! start themselves (uidriver-sandbox: Xvfb + private D-Bus + AT-SPI + openbox). Every test has
+//! a hard timeout and is skipped (with a message) when Xvfb or the apps are not installed.
+//! Effects are judged independently: geometry by `xwininfo`, pids by `xdotool`, completeness by
+//! a libatspi walk (`tools/atspi_walk.py` on the system python).
+//!
+//! Topics: `desktop` (roots, observation, completeness, GTK4 bounds), `faults` (stopped and
+//! killed apps), `text` (read_text, observe_region, wait_change, capture). New live tests go in
+//! the module of their topic; helpers in `support`.
+
+mod desktop;
+mod faults;
+mod support;
+mod text;
