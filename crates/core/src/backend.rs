@@ -77,6 +77,40 @@ pub struct ActRequest<'a> {
     pub input: &'a InputLock,
 }
 
+/// One environment check of `uidriver doctor`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// What was checked ("display", "accessibility bus", ...).
+    pub name: String,
+    /// Whether it passed.
+    pub ok: bool,
+    /// What was found.
+    pub detail: String,
+    /// How to fix it, when it failed.
+    pub fix: Option<String>,
+}
+
+impl Check {
+    /// A passing check.
+    pub fn pass(name: &str, detail: impl Into<String>) -> Self {
+        Check {
+            name: name.into(),
+            ok: true,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+    /// A failing check with its fix.
+    pub fn fail(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Check {
+            name: name.into(),
+            ok: false,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
 /// Navigation of a browser page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

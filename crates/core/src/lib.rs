@@ -35,8 +35,8 @@ pub mod testing;
 
 pub use action::{KeyChord, RawStep, Step, Target};
 pub use backend::{
-    ActRequest, Backend, BrowserControl, Deadline, LaunchRequest, Navigation, ObserveRequest,
-    ScreenControl, ScreenFrame, ScreenInput,
+    ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
+    ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,
 };
 pub use error::{Error, ErrorCode, Result};
 pub use expect::Expect;

@@ -305,15 +305,17 @@ fn forced_nodes(state: &State, from: usize) -> HashSet<usize> {
     forced
 }
 
-/// Which children of an unfolded node are shown: the first ones in order (as many as the
-/// budget allows, at least `max_children` when they fit), plus any child on a forced path.
+/// Which children of an unfolded node are shown: the first ones in order, as many as `room`
+/// allows (one node never takes more than half the budget unless `max_children` is larger),
+/// plus any child on a forced path.
 fn pick_children(
     kids: &[usize],
     forced: &HashSet<usize>,
     room: usize,
     opts: &OutlineOptions,
 ) -> Vec<usize> {
-    let limit = opts.max_children.max(room).min(kids.len());
+    let cap = opts.max_children.max(opts.max_lines / 2);
+    let limit = kids.len().min(room).min(cap);
     let mut shown: Vec<usize> = kids[..limit].to_vec();
     for &k in &kids[limit..] {
         if forced.contains(&k) {
@@ -340,8 +342,9 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     let hard_cap = opts.max_lines * 2;
     for &f in &forced_order {
         let (kids, hidden) = display_children(state, f, opts.show_hidden);
-        // Half of what is left, so the forced path cannot eat the whole budget.
-        let room = opts.max_lines.saturating_sub(lines) / 2;
+        // Half of what is left (but a handful at least), so the forced path cannot eat the
+        // whole budget and still shows its neighbourhood.
+        let room = (opts.max_lines.saturating_sub(lines) / 2).max(5);
         let shown = pick_children(&kids, &forced, room, opts);
         let cost = unfold_cost(kids.len(), shown.len(), hidden);
         if lines + cost <= hard_cap {
@@ -360,7 +363,8 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
             let room = opts.max_lines.saturating_sub(lines + 2);
             let shown = pick_children(&kids, &forced, room, opts);
             let cost = unfold_cost(kids.len(), shown.len(), hidden);
-            if lines + cost > opts.max_lines {
+            // Unfolding to show one or two of many children says less than the fold summary.
+            if lines + cost > opts.max_lines || shown.len() < kids.len().min(3) {
                 continue;
             }
             lines += cost;

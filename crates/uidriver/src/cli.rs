@@ -116,4 +116,7 @@ pub struct DemoArgs {
     /// Serve MCP on stdio inside the demo desktop instead of printing the walk-through.
     #[arg(long)]
     pub mcp: bool,
+    /// Run the walk-through in this process (used inside the demo's own sandbox).
+    #[arg(long, hide = true)]
+    pub inside: bool,
 }

@@ -2,6 +2,8 @@
 
 mod call;
 mod daemon;
+mod demo;
+mod doctor;
 mod mcp;
 mod sandbox;
 mod tools;
@@ -36,10 +38,8 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Tools { json, markdown } => tools::list(json, markdown),
         Command::Errors => tools::errors(),
         Command::Sandbox(a) => sandbox::run(a).await,
-        Command::Doctor | Command::Demo(_) => {
-            eprintln!("uidriver: this command is not available in this build yet");
-            exit::UNAVAILABLE
-        }
+        Command::Doctor => doctor::run().await,
+        Command::Demo(a) => demo::run(a).await,
     };
     ExitCode::from(code)
 }
