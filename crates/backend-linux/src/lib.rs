@@ -34,6 +34,7 @@
 
 mod atspi;
 mod details;
+pub mod doctor;
 mod error;
 mod mapping;
 mod observe;
