@@ -74,6 +74,7 @@ pub struct Service {
     lanes: Lanes,
     input: InputLock,
     ids: Mutex<ids_file::IdFile>,
+    frames: Mutex<tools::Frames>,
     config: ServiceConfig,
 }
 
@@ -94,6 +95,7 @@ impl Service {
             lanes: Lanes::new(),
             input: InputLock::new(),
             ids: Mutex::new(ids),
+            frames: Mutex::new(tools::Frames::default()),
             config,
         }
     }

@@ -72,6 +72,9 @@ pub struct CallArgs {
     /// Print the structured result as JSON instead of the text.
     #[arg(long)]
     pub json: bool,
+    /// Save attached images (PNG) into this directory as image-1.png, image-2.png, ….
+    #[arg(long, value_name = "DIR")]
+    pub images: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub service: ServiceFlags,
 }

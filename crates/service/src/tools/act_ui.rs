@@ -85,6 +85,25 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let info = base.root_info.clone();
     let guard = svc.lanes.enter(&info.resource).await;
     guard.check(base.epoch)?;
+    // Frame lease for coordinates: the window must still be where the image showed it.
+    if let (Some(img), true) = (&base.image, steps.iter().any(|s| s.uses_points())) {
+        if info.window_id.is_some() {
+            let now = svc.refresh_root(base.root, &info, deadline).await?;
+            if now.bounds.is_some_and(|b| b != img.screen) {
+                return Err(Error::new(
+                    ErrorCode::GuiFrameStale,
+                    format!(
+                        "{} moved or was resized since {} was observed ({} then, {} now); nothing was sent",
+                        base.root,
+                        base.id,
+                        img.screen,
+                        now.bounds.map(|b| b.to_string()).unwrap_or_default()
+                    ),
+                )
+                .with_hint("observe_ui again in visual mode and use coordinates from the new image"));
+            }
+        }
+    }
 
     let before = app_roots(svc, &info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));

@@ -4,6 +4,7 @@
 
 mod act_ui;
 mod browser;
+mod desktop;
 mod expand_ui;
 mod find_roots;
 mod inspect_ui;
@@ -17,6 +18,8 @@ use serde_json::Value;
 use uidriver_core::Error;
 
 use crate::{decode, Service, ToolResult};
+
+pub(crate) use desktop::Frames;
 
 /// One tool: name, description, schema of its arguments.
 pub struct ToolDef {
@@ -99,6 +102,16 @@ pub static TOOLS: &[ToolDef] = &[
         name: "evaluate_browser",
         description: "Evaluate a JavaScript expression in a page and return its JSON-serialized result (size-capped). Disabled unless the daemon was started with --allow-evaluate.",
         schema: schema::<browser::EvaluateArgs>,
+    },
+    ToolDef {
+        name: "desktop_screenshot",
+        description: "Capture the whole screen (all monitors) as one image (scaled to fit 1366x768, never enlarged) and record its window layout as a frame (fN). Optional OCR of the screen's text. Use it for windows and apps without usable accessibility.",
+        schema: schema::<desktop::ScreenshotArgs>,
+    },
+    ToolDef {
+        name: "desktop_input",
+        description: "Raw input bound to a desktop_screenshot frame: moveMouse, click (count, button), scroll, drag, typeText, keypress, keyDown, keyUp, with x/y in the frame's image pixels. Before any coordinate input the window under each point and its geometry must still match the frame, else gui_frame_stale and nothing is sent. Also activateApp (launched when not running, confirmed frontmost) and the clipboard (write before, read after; text is untrusted data). Refused under headless. Returns a fresh screenshot.",
+        schema: schema::<desktop::InputArgs>,
     },
 ];
 
@@ -203,6 +216,8 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "launch_browser" => browser::launch(svc, decode(args)?).await,
         "navigate_browser" => browser::navigate(svc, decode(args)?).await,
         "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
+        "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
+        "desktop_input" => desktop::input(svc, decode(args)?).await,
         other => Err(Error::invalid(
             "tool",
             format!(

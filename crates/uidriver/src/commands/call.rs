@@ -28,6 +28,21 @@ fn read_args(spec: Option<&str>) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("arguments are not valid JSON: {e}"))
 }
 
+fn save_images(
+    dir: &std::path::Path,
+    images: &[uidriver_service::ImageContent],
+) -> std::io::Result<()> {
+    use base64::Engine;
+    std::fs::create_dir_all(dir)?;
+    for (i, img) in images.iter().enumerate() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&img.data)
+            .map_err(std::io::Error::other)?;
+        std::fs::write(dir.join(format!("image-{}.png", i + 1)), bytes)?;
+    }
+    Ok(())
+}
+
 pub async fn run(a: CallArgs) -> u8 {
     let args = match read_args(a.args.as_deref()) {
         Ok(v) => v,
@@ -62,12 +77,17 @@ pub async fn run(a: CallArgs) -> u8 {
         if !result.text.ends_with('\n') {
             let _ = writeln!(out);
         }
-        if !result.images.is_empty() {
+        if !result.images.is_empty() && a.images.is_none() {
             let _ = writeln!(
                 out,
-                "({} image(s) attached; use --json or MCP to receive them)",
+                "({} image(s) attached; --images DIR saves them)",
                 result.images.len()
             );
+        }
+    }
+    if let Some(dir) = &a.images {
+        if let Err(e) = save_images(dir, &result.images) {
+            eprintln!("uidriver call: saving images: {e}");
         }
     }
     if !result.is_error {
