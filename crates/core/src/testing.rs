@@ -74,6 +74,7 @@ pub struct MemoryBackend {
     pub calls: Mutex<Vec<&'static str>>,
     act_delay: Mutex<Duration>,
     observe_delay: Mutex<Duration>,
+    corrupt: Mutex<bool>,
 }
 
 fn info(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo {
@@ -125,6 +126,7 @@ impl MemoryBackend {
             calls: Mutex::new(vec![]),
             act_delay: Mutex::new(Duration::ZERO),
             observe_delay: Mutex::new(Duration::ZERO),
+            corrupt: Mutex::new(false),
         }
     }
 
@@ -209,6 +211,11 @@ impl MemoryBackend {
     /// Makes every observation take this long (to simulate an unresponsive app).
     pub fn set_observe_delay(&self, d: Duration) {
         *lock(&self.observe_delay) = d;
+    }
+
+    /// Makes the next observation return a tree whose links disagree (a buggy backend).
+    pub fn corrupt_next_observation(&self) {
+        *lock(&self.corrupt) = true;
     }
 
     /// How many backend methods ran.
@@ -325,7 +332,14 @@ impl Backend for MemoryBackend {
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        self.with_root(&root.key, |r| Ok(Self::snapshot(r)))
+        let corrupt = std::mem::take(&mut *lock(&self.corrupt));
+        self.with_root(&root.key, |r| {
+            let mut s = Self::snapshot(r);
+            if corrupt && s.nodes.len() > 1 {
+                s.nodes[1].parent = Some(s.nodes.len() + 5);
+            }
+            Ok(s)
+        })
     }
 
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {

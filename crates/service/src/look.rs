@@ -51,6 +51,13 @@ impl Service {
         } else {
             bare_window(spec.info)
         };
+        // A malformed tree would make refs and diffs lie; refuse it rather than store it.
+        if let Err(why) = snapshot.check() {
+            return Err(Error::internal(format!(
+                "the {} backend returned a malformed tree ({why})",
+                spec.info.backend
+            )));
+        }
         let (image, ocr) = self
             .gather_pixels(
                 backend.as_ref(),

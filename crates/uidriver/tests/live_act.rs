@@ -1,0 +1,739 @@
+//! Live end-to-end tests of `act_ui` on the Linux backend (issue 4): real applications in a
+//! private desktop each test starts (uidriver-sandbox), driven through an in-process
+//! `Service` exactly as an agent drives it (`find_roots` → `observe_ui` → `search_ui` →
+//! `act_ui`). Every effect is judged independently of the tool's own report: a saved file's
+//! bytes, a fresh observation or `read_text`, a process exit status, or X events received by a
+//! probe window of the test's own.
+//!
+//! Every test has a hard timeout (the sandbox is stopped when it fires) and runs under plain
+//! `cargo test`; a test is skipped with a message only when Xvfb or its application is not
+//! installed. Tests run one at a time: they share two cores with the machine.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
+use uidriver_core::Backend;
+use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_service::{Service, ServiceConfig, ToolResult};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn have(bin: &str) -> bool {
+    bin.starts_with('/') && Path::new(bin).is_file()
+        || std::env::var("PATH")
+            .unwrap_or_default()
+            .split(':')
+            .any(|d| Path::new(d).join(bin).is_file())
+}
+
+/// State dirs of the sandboxes a test started, so a timed-out test can stop them.
+#[derive(Clone, Default)]
+struct Tracker(Arc<Mutex<Vec<PathBuf>>>);
+
+/// Runs `body` on its own runtime; fails after `secs` (stopping the test's sandboxes), skips
+/// when a program is missing.
+fn live<F, Fut>(name: &str, secs: u64, needs: &[&str], body: F)
+where
+    F: FnOnce(Tracker) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    for prog in ["Xvfb", "dbus-daemon", "openbox"].iter().chain(needs) {
+        if !have(prog) {
+            eprintln!("SKIP {name}: {prog} is not installed (scripts/install-deps.sh installs it)");
+            return;
+        }
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let tracker = Tracker::default();
+    let t = tracker.clone();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(body(t));
+        }));
+        let _ = tx.send(r);
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(Ok(())) => {}
+        Ok(Err(p)) => panic::resume_unwind(p),
+        Err(_) => {
+            for d in tracker.0.lock().map(|d| d.clone()).unwrap_or_default() {
+                if let Ok(sb) = Sandbox::attach(&d) {
+                    let _ = sb.stop();
+                }
+            }
+            panic!("{name}: timed out after {secs} s");
+        }
+    }
+}
+
+/// A private desktop and a service over it.
+struct Desk {
+    sb: Arc<Sandbox>,
+    svc: Arc<Service>,
+}
+
+/// An application started in the desktop: its pid as the accessibility bus knows it.
+struct App {
+    pid: u32,
+}
+
+impl Desk {
+    async fn start(t: &Tracker) -> Desk {
+        let sb = tokio::task::spawn_blocking(|| Sandbox::start(SandboxConfig::default()))
+            .await
+            .expect("join")
+            .expect("sandbox starts");
+        eprintln!("sandbox {} ({})", sb.display(), sb.state_dir().display());
+        t.0.lock()
+            .expect("tracker")
+            .push(sb.state_dir().to_path_buf());
+        let sb = Arc::new(sb);
+        let svc = Arc::new(service(&sb).await);
+        Desk { sb, svc }
+    }
+
+    /// A second, independent service (own backend, own X connections, own input lock): what a
+    /// second uidriver process would be.
+    async fn second_client(&self) -> Arc<Service> {
+        Arc::new(service(&self.sb).await)
+    }
+
+    async fn launch(&self, argv: &[&str]) -> App {
+        let sb = self.sb.clone();
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let name = argv[0].clone();
+        let pid = tokio::task::spawn_blocking(move || {
+            let pid = sb.spawn(&argv).expect("spawn");
+            sb.wait_for_app_window(pid, Duration::from_secs(40))
+                .unwrap_or_else(|e| panic!("{} showed no window: {e}", argv[0]))
+                .pid
+        })
+        .await
+        .expect("join");
+        eprintln!("{name} up (pid {pid})");
+        App { pid }
+    }
+
+    fn command(&self, prog: &str) -> std::process::Command {
+        let mut c = std::process::Command::new(prog);
+        c.env_clear();
+        c.env("PATH", std::env::var("PATH").unwrap_or_default());
+        for (k, v) in self.sb.env() {
+            c.env(k, v);
+        }
+        c
+    }
+}
+
+async fn service(sb: &Sandbox) -> Service {
+    let cfg = LinuxConfig::from_vars(sb.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let linux = LinuxBackend::connect(cfg).await.expect("linux backend");
+    Service::new(
+        vec![Arc::new(linux) as Arc<dyn Backend>],
+        vec![],
+        ServiceConfig::default(),
+    )
+}
+
+async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
+    svc.call(tool, args).await
+}
+
+async fn ok(svc: &Service, tool: &str, args: Value) -> Value {
+    let r = call(svc, tool, args.clone()).await;
+    assert!(!r.is_error, "{tool} {args} failed:\n{}", r.text);
+    r.structured
+}
+
+/// The root of `pid` whose title contains `title` (any title when empty), waiting up to 20 s.
+async fn root_of(svc: &Service, pid: u32, title: &str) -> String {
+    let t0 = Instant::now();
+    loop {
+        let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
+        if let Some(r) = v["roots"].as_array().and_then(|a| {
+            a.iter().find(|r| {
+                r["title"].as_str().is_some_and(|t| t.contains(title))
+                    && !matches!(r["kind"].as_str(), Some("menu" | "popover"))
+            })
+        }) {
+            return r["ref"].as_str().expect("ref").to_string();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "no root of {pid} titled {title:?}: {v}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A fresh semantic observation: its stateId.
+async fn observe(svc: &Service, root: &str) -> String {
+    let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "semantic" })).await;
+    v["stateId"].as_str().expect("stateId").to_string()
+}
+
+/// Matches of a search (showing elements only).
+async fn search(svc: &Service, state: &str, q: Value) -> Vec<Value> {
+    let mut args = q;
+    args["stateId"] = json!(state);
+    args["ocrFallback"] = json!(false);
+    let v = ok(svc, "search_ui", args).await;
+    v["matches"].as_array().cloned().unwrap_or_default()
+}
+
+async fn one(svc: &Service, state: &str, q: Value) -> Value {
+    let m = search(svc, state, q.clone()).await;
+    assert!(!m.is_empty(), "nothing matches {q} in {state}");
+    m[0].clone()
+}
+
+fn r(v: &Value) -> String {
+    v["ref"].as_str().expect("ref").to_string()
+}
+
+/// `act_ui`; prints what the model would read.
+async fn act(svc: &Service, state: &str, actions: Value, extra: Value) -> ToolResult {
+    let mut args = json!({ "stateId": state, "actions": actions });
+    if let Value::Object(m) = extra {
+        for (k, v) in m {
+            args[k] = v;
+        }
+    }
+    let res = call(svc, "act_ui", args).await;
+    eprintln!("--- act_ui {actions}\n{}", first_lines(&res.text, 14));
+    res
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+fn step_outcomes(res: &ToolResult) -> Vec<String> {
+    res.structured["steps"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["outcome"].as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The node of `reference` in a state, as inspect_ui shows it.
+async fn inspect(svc: &Service, state: &str, reference: &str) -> Value {
+    let v = ok(svc, "inspect_ui", json!({ "stateId": state, "ref": reference })).await;
+    v["node"].clone()
+}
+
+fn states(node: &Value) -> Vec<String> {
+    node["states"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn widget_factory_toggles_values_and_text() {
+    live(
+        "widget_factory_toggles_values_and_text",
+        180,
+        &["gtk3-widget-factory"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "").await;
+            let s0 = observe(svc, &root).await;
+
+            // A check button: check it; a fresh observation shows it checked.
+            let boxes = search(svc, &s0, json!({ "role": "check-box" })).await;
+            let cb = boxes
+                .iter()
+                .find(|b| {
+                    let st = states(b);
+                    !st.contains(&"disabled".to_string()) && !st.contains(&"checked".to_string())
+                })
+                .expect("an enabled, unchecked check box")
+                .clone();
+            let res = act(svc, &s0, json!([{ "action": "check", "ref": r(&cb) }]), json!({})).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s1 = observe(svc, &root).await;
+            let node = inspect(svc, &s1, &r(&cb)).await;
+            assert!(states(&node).contains(&"checked".to_string()), "{node}");
+            // Checking it again sends nothing and says so.
+            let res = act(svc, &s1, json!([{ "action": "check", "ref": r(&cb) }]), json!({})).await;
+            assert_eq!(step_outcomes(&res), ["worked"]);
+            assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+
+            // A switch (GTK 3: a toggle button whose action is "toggle"): press flips it.
+            let s2 = observe(svc, &root).await;
+            let mut switch = None;
+            for t in search(svc, &s2, json!({ "role": "toggle-button", "limit": 50 })).await {
+                let n = inspect(svc, &s2, &r(&t)).await;
+                let acts = n["actions"].to_string().to_lowercase();
+                if acts.contains("\"toggle\"") && !states(&n).contains(&"disabled".to_string()) {
+                    switch = Some(n);
+                    break;
+                }
+            }
+            let switch = switch.expect("a switch");
+            let was_on = states(&switch).contains(&"checked".to_string());
+            let res = act(svc, &s2, json!([{ "action": "press", "ref": r(&switch) }]), json!({})).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s3 = observe(svc, &root).await;
+            let now_on = states(&inspect(svc, &s3, &r(&switch)).await).contains(&"checked".to_string());
+            assert_ne!(was_on, now_on, "the switch did not flip");
+
+            // A slider and a spin button: setValue, read in a fresh observation.
+            let slider = search(svc, &s3, json!({ "role": "slider" }))
+                .await
+                .into_iter()
+                .find(|m| !states(m).contains(&"disabled".to_string()))
+                .expect("an enabled slider");
+            let spin = search(svc, &s3, json!({ "role": "spin-button" }))
+                .await
+                .into_iter()
+                .find(|m| !states(m).contains(&"disabled".to_string()))
+                .expect("an enabled spin button");
+            let res = act(
+                svc,
+                &s3,
+                json!([
+                    { "action": "setValue", "ref": r(&slider), "value": 42 },
+                    { "action": "setValue", "ref": r(&spin), "value": 33 }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let s4 = observe(svc, &root).await;
+            assert_eq!(inspect(svc, &s4, &r(&slider)).await["numeric"]["current"], 42.0);
+            let spin_now = inspect(svc, &s4, &r(&spin)).await;
+            assert_eq!(spin_now["numeric"]["current"], 33.0, "{spin_now}");
+            // Out of range: refused before anything is sent.
+            let res = act(svc, &s4, json!([{ "action": "setValue", "ref": r(&slider), "value": 1e6 }]), json!({})).await;
+            assert!(res.is_error);
+            assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+
+            // An entry: setText, then typeText at the caret; a fresh observation shows both.
+            let s5 = observe(svc, &root).await;
+            let mut entry = None;
+            for m in search(svc, &s5, json!({ "role": "text", "capability": "set-text" })).await {
+                let n = inspect(svc, &s5, &r(&m)).await;
+                let st = states(&n);
+                if !st.contains(&"disabled".to_string()) && !st.contains(&"multi-line".to_string()) {
+                    entry = Some(n);
+                    break;
+                }
+            }
+            let entry = entry.expect("an enabled single-line entry");
+            let res = act(
+                svc,
+                &s5,
+                json!([
+                    { "action": "setText", "ref": r(&entry), "text": "Grüße" },
+                    { "action": "typeText", "ref": r(&entry), "text": ", 世界 ✓" }
+                ]),
+                json!({ "headless": true }),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let s6 = observe(svc, &root).await;
+            let text = ok(svc, "read_text", json!({ "stateId": s6, "ref": r(&entry) })).await;
+            assert_eq!(text["text"], "Grüße, 世界 ✓");
+        },
+    );
+}
+
+#[test]
+fn calculator_presses_seven_times_six() {
+    live(
+        "calculator_presses_seven_times_six",
+        180,
+        &["gnome-calculator"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gnome-calculator"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Calculator").await;
+            let s0 = observe(svc, &root).await;
+            let mut keys = Vec::new();
+            for label in ["7", "×", "6", "="] {
+                let m = search(svc, &s0, json!({ "text": label, "role": "button" })).await;
+                let b = m
+                    .iter()
+                    .find(|b| b["name"].as_str().is_some_and(|n| n.split(' ').next() == Some(label)))
+                    .unwrap_or_else(|| panic!("no {label} button: {m:?}"));
+                keys.push(json!({ "action": "press", "ref": r(b) }));
+            }
+            let res = act(svc, &s0, Value::Array(keys), json!({ "headless": true })).await;
+            assert_eq!(step_outcomes(&res), ["worked"; 4], "{}", res.text);
+            // Independently: a fresh observation of the display.
+            let s1 = observe(svc, &root).await;
+            let shown = search(svc, &s1, json!({ "role": "text", "includeHidden": true })).await;
+            let mut texts = Vec::new();
+            for m in &shown {
+                let t = ok(svc, "read_text", json!({ "stateId": s1, "ref": r(m) })).await;
+                texts.push(t["text"].as_str().unwrap_or_default().to_string());
+            }
+            assert!(texts.iter().any(|t| t.trim() == "42"), "display reads {texts:?}");
+        },
+    );
+}
+
+/// The roots `rootChanges.opened` lists, as (ref, kind).
+fn opened(res: &ToolResult) -> Vec<(String, String)> {
+    res.structured["rootChanges"]["opened"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    (
+                        r["ref"].as_str().unwrap_or_default().to_string(),
+                        r["kind"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn mousepad_types_unicode_and_saves_through_the_dialog() {
+    live(
+        "mousepad_types_unicode_and_saves_through_the_dialog",
+        240,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["mousepad"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let s0 = observe(svc, &root).await;
+            let view = one(svc, &s0, json!({ "role": "text", "capability": "type-text" })).await;
+            // Typed on the keyboard (XTEST, spare keycodes bound for ü, ß, 世, 界, ✓), into the
+            // focused text view.
+            let text = "Grüße, 世界\nzweite Zeile ✓\n";
+            let res = act(
+                svc,
+                &s0,
+                json!([
+                    { "action": "focus", "ref": r(&view) },
+                    { "action": "typeText", "text": text }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            assert_eq!(res.structured["steps"][1]["delivery"]["method"], "xtest");
+
+            // ctrl+s opens the save dialog as a new root.
+            let s1 = res.structured["stateId"].as_str().expect("successor").to_string();
+            let res = act(svc, &s1, json!([{ "action": "keypress", "keys": ["ctrl+s"] }]), json!({})).await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let dialogs: Vec<String> = opened(&res)
+                .into_iter()
+                .filter(|(_, k)| k == "dialog")
+                .map(|(r, _)| r)
+                .collect();
+            assert_eq!(dialogs.len(), 1, "rootChanges: {}", res.structured["rootChanges"]);
+            let dialog = dialogs[0].clone();
+
+            // The name field takes the full path; Save closes the dialog.
+            let dir = tempdir();
+            let path = dir.join("grüße.txt");
+            let ds = observe(svc, &dialog).await;
+            let name = search(svc, &ds, json!({ "role": "text", "capability": "set-text" }))
+                .await
+                .into_iter()
+                .find(|m| states(m).contains(&"focused".to_string()))
+                .expect("the focused name field");
+            let save = search(svc, &ds, json!({ "text": "Save", "role": "button" }))
+                .await
+                .into_iter()
+                .find(|m| m["name"] == "Save")
+                .expect("a Save button");
+            let res = act(
+                svc,
+                &ds,
+                json!([
+                    { "action": "setText", "ref": r(&name), "text": path.to_str().expect("utf-8 path") },
+                    { "action": "press", "ref": r(&save) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            let closed = res.structured["rootChanges"]["closed"].to_string();
+            assert!(closed.contains(&format!("\"{dialog}\"")), "closed: {closed}");
+
+            // The file, independently.
+            let t0 = Instant::now();
+            let bytes = loop {
+                if let Ok(b) = std::fs::read(&path) {
+                    if !b.is_empty() {
+                        break b;
+                    }
+                }
+                assert!(t0.elapsed() < Duration::from_secs(10), "{} was not written", path.display());
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            };
+            // Mousepad writes the buffer as it is (no newline of its own is added: the typed
+            // text already ends with one).
+            assert_eq!(String::from_utf8_lossy(&bytes), text);
+            assert_eq!(bytes, text.as_bytes());
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+fn tempdir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "uidriver-live-act-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Starts `zenity --question` as a child of the test (so its exit status can be read), waits
+/// for its window, presses `label`, and returns the act result and the exit code.
+async fn zenity_answer(d: &Desk, label: &str) -> (ToolResult, Option<i32>) {
+    let mut child = d
+        .command("zenity")
+        .args([
+            "--question",
+            "--title=Proceed?",
+            "--text=Go on?",
+            "--ok-label=OK",
+            "--cancel-label=Cancel",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("zenity starts");
+    let pid = child.id();
+    let svc = &d.svc;
+    let root = root_of(svc, pid, "Proceed?").await;
+    let s = observe(svc, &root).await;
+    let button = search(svc, &s, json!({ "text": label, "role": "button" }))
+        .await
+        .into_iter()
+        .find(|m| m["name"] == label)
+        .unwrap_or_else(|| panic!("no {label} button"));
+    let res = act(svc, &s, json!([{ "action": "press", "ref": r(&button) }]), json!({})).await;
+    let status = tokio::task::spawn_blocking(move || {
+        let t0 = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(st)) => return st.code(),
+                Ok(None) if t0.elapsed() < Duration::from_secs(10) => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
+                _ => {
+                    // Ours to stop: it was started by this test.
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return None;
+                }
+            }
+        }
+    })
+    .await
+    .expect("join");
+    (res, status)
+}
+
+#[test]
+fn zenity_ok_and_cancel_close_the_dialog_with_their_exit_codes() {
+    live(
+        "zenity_ok_and_cancel_close_the_dialog_with_their_exit_codes",
+        180,
+        &["zenity"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let (res, code) = zenity_answer(&d, "OK").await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            assert_eq!(code, Some(0), "zenity exit status after OK");
+            let (res, code) = zenity_answer(&d, "Cancel").await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            assert_eq!(code, Some(1), "zenity exit status after Cancel");
+        },
+    );
+}
+
+/// Records every device event (keys, buttons, motion) the X server processes, from any client
+/// (XTEST included), with the RECORD extension: proof that no input was sent, independent of
+/// which window has the focus.
+mod record {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::thread::JoinHandle;
+
+    use x11rb::connection::{Connection, RequestConnection};
+    use x11rb::protocol::record::{self, ConnectionExt as _};
+    use x11rb::protocol::xproto;
+    use x11rb::rust_connection::RustConnection;
+    use x11rb::wrapper::ConnectionExt as _;
+
+    pub struct Recorder {
+        ctrl: RustConnection,
+        rc: u32,
+        count: Arc<AtomicUsize>,
+        thread: Option<JoinHandle<()>>,
+    }
+
+    impl Recorder {
+        pub fn start(display: &str) -> Recorder {
+            let (ctrl, _) = RustConnection::connect(Some(display)).expect("X connection");
+            let (data, _) = RustConnection::connect(Some(display)).expect("X connection");
+            assert!(
+                ctrl.extension_information(record::X11_EXTENSION_NAME)
+                    .expect("extensions")
+                    .is_some(),
+                "the X server has no RECORD extension"
+            );
+            let rc = ctrl.generate_id().expect("id");
+            let empty = record::Range8 { first: 0, last: 0 };
+            let empty_ext = record::ExtRange {
+                major: empty,
+                minor: record::Range16 { first: 0, last: 0 },
+            };
+            let range = record::Range {
+                core_requests: empty,
+                core_replies: empty,
+                ext_requests: empty_ext,
+                ext_replies: empty_ext,
+                delivered_events: empty,
+                device_events: record::Range8 {
+                    first: xproto::KEY_PRESS_EVENT,
+                    last: xproto::MOTION_NOTIFY_EVENT,
+                },
+                errors: empty,
+                client_started: false,
+                client_died: false,
+            };
+            ctrl.record_create_context(rc, 0, &[record::CS::ALL_CLIENTS.into()], &[range])
+                .expect("create context")
+                .check()
+                .expect("create context");
+            let count = Arc::new(AtomicUsize::new(0));
+            let c = count.clone();
+            let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+            let thread = std::thread::spawn(move || {
+                const FROM_SERVER: u8 = 0;
+                const START_OF_DATA: u8 = 4;
+                let cookie = data.record_enable_context(rc).expect("enable context");
+                for reply in cookie {
+                    let Ok(reply) = reply else { break };
+                    if reply.category == START_OF_DATA {
+                        let _ = ready_tx.send(());
+                    } else if reply.category == FROM_SERVER {
+                        // Device events are 32-byte core events.
+                        let n = reply
+                            .data
+                            .chunks(32)
+                            .filter(|e| (xproto::KEY_PRESS_EVENT..=xproto::MOTION_NOTIFY_EVENT).contains(&e[0]))
+                            .count();
+                        c.fetch_add(n, Ordering::SeqCst);
+                    }
+                }
+            });
+            ready_rx
+                .recv_timeout(std::time::Duration::from_secs(5))
+                .expect("recording started");
+            Recorder {
+                ctrl,
+                rc,
+                count,
+                thread: Some(thread),
+            }
+        }
+
+        /// Device events recorded so far.
+        pub fn events(&self) -> usize {
+            // Let the server flush what it recorded.
+            let _ = self.ctrl.sync();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            self.count.load(Ordering::SeqCst)
+        }
+    }
+
+    impl Drop for Recorder {
+        fn drop(&mut self) {
+            let _ = self.ctrl.record_disable_context(self.rc);
+            let _ = self.ctrl.sync();
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
+            let _ = self.ctrl.record_free_context(self.rc);
+            let _ = self.ctrl.sync();
+        }
+    }
+}
+
+#[test]
+fn headless_refuses_physical_steps_and_sends_no_input() {
+    live(
+        "headless_refuses_physical_steps_and_sends_no_input",
+        180,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["mousepad"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let s0 = observe(svc, &root).await;
+            let view = one(svc, &s0, json!({ "role": "text", "capability": "type-text" })).await;
+            let display = d.sb.display().to_string();
+            let rec = record::Recorder::start(&display);
+            assert_eq!(rec.events(), 0, "the desktop must be idle before the test");
+
+            // Every physical step, headless: refused, nothing sent, no device event at all.
+            for step in [
+                json!({ "action": "keypress", "keys": ["ctrl+a"] }),
+                json!({ "action": "typeText", "text": "x" }),
+                json!({ "action": "click", "ref": r(&view) }),
+                json!({ "action": "focus", "ref": r(&view) }),
+                json!({ "action": "hover", "ref": r(&view) }),
+            ] {
+                let res = act(svc, &s0, json!([step]), json!({ "headless": true })).await;
+                assert!(res.is_error, "{}", res.text);
+                assert_eq!(res.structured["error"]["code"], "foreground_required", "{}", res.text);
+                assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+                assert_eq!(res.structured["steps"][0]["outcome"], "didnt");
+            }
+            assert_eq!(rec.events(), 0, "headless steps reached the X server as device events");
+
+            // A semantic step still works headless (EditableText, no input events).
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "typeText", "ref": r(&view), "text": "semantic" }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert_eq!(rec.events(), 0, "a semantic step sent device events");
+
+            // Control: the same keypress without headless does produce device events, so the
+            // probe can see them.
+            let s1 = observe(svc, &root).await;
+            let res = act(svc, &s1, json!([{ "action": "keypress", "keys": ["End"] }]), json!({})).await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let n = rec.events();
+            assert!(n >= 2, "the control keypress produced {n} device events");
+        },
+    );
+}
