@@ -1,0 +1,114 @@
+//! Browser pages through the whole service (issue 5's contract at the tool level): a page is a
+//! root beside desktop windows, observed, acted on with an `expect`, awaited with `wait_for`, and
+//! a navigation makes earlier states stale for writes. Headless Chromium, so no display needed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use uidriver_backend_cdp::{CdpBackend, CdpConfig};
+use uidriver_core::Backend;
+use uidriver_service::{Service, ServiceConfig, ToolResult};
+
+const PAGE: &str = r#"<!doctype html><title>Order form</title>
+<h1>Order</h1>
+<label>Name <input id="name"></label>
+<button id="send" onclick="setTimeout(()=>{document.getElementById('out').textContent='Thanks '+document.getElementById('name').value}, 300)">Send</button>
+<p id="out"></p>
+<a href="second.html">Next page</a>"#;
+const SECOND: &str = "<!doctype html><title>Second</title><h1>Second page</h1>";
+
+fn chromium() -> bool {
+    std::path::Path::new(&CdpConfig::default().chromium).exists()
+}
+
+async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
+    svc.call(tool, args).await
+}
+
+async fn ok(svc: &Service, tool: &str, args: Value) -> Value {
+    let r = call(svc, tool, args.clone()).await;
+    assert!(!r.is_error, "{tool} {args}:\n{}", r.text);
+    r.structured
+}
+
+async fn find(svc: &Service, state: &str, text: &str) -> String {
+    let r = ok(
+        svc,
+        "search_ui",
+        json!({ "stateId": state, "text": text, "ocrFallback": false }),
+    )
+    .await;
+    r["matches"][0]["ref"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{text} not found: {r}"))
+        .to_string()
+}
+
+#[test]
+fn a_page_is_a_root_acted_on_with_expect_and_navigation_makes_states_stale() {
+    if !chromium() {
+        eprintln!("skipped: Chromium is not installed");
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let dir = std::env::temp_dir().join(format!("uidriver-live-browser-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("form.html"), PAGE).unwrap();
+            std::fs::write(dir.join("second.html"), SECOND).unwrap();
+            let cdp = Arc::new(CdpBackend::new(CdpConfig { headless: Some(true), ..CdpConfig::default() }));
+            let svc = Service::new(vec![cdp.clone() as Arc<dyn Backend>], vec![], ServiceConfig::default());
+            let url = format!("file://{}", dir.join("form.html").display());
+            let launched = ok(&svc, "launch_browser", json!({ "url": url, "headless": true })).await;
+            let root = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+            assert_eq!(launched["roots"][0]["kind"], "browser_page");
+            let listed = ok(&svc, "find_roots", json!({ "kind": "browser_page" })).await;
+            assert_eq!(listed["roots"][0]["ref"], root.as_str());
+
+            let s1 = ok(&svc, "observe_ui", json!({ "root": root })).await["stateId"].as_str().unwrap().to_string();
+            let name = find(&svc, &s1, "Name").await;
+            let send = find(&svc, &s1, "Send").await;
+            // The reply appears 300 ms after the click: the postcondition waits for it.
+            let act = ok(&svc, "act_ui", json!({
+                "stateId": s1,
+                "actions": [{ "action": "setText", "ref": name, "text": "Ada" }, { "action": "press", "ref": send }],
+                "expect": { "text": "Thanks Ada", "timeoutMs": 5000 }
+            }))
+            .await;
+            assert_eq!(act["outcome"], "worked", "{act}");
+            assert_eq!(act["expect"]["verdict"], "verified");
+            let s2 = act["stateId"].as_str().unwrap().to_string();
+            // Independent check of the page's own state.
+            let r = call(&svc, "evaluate_browser", json!({ "root": root, "expression": "1" })).await;
+            assert_eq!(r.structured["error"]["code"], "policy_denied", "evaluate is off by default");
+
+            // wait_for on a page: the heading of the next page after following the link.
+            let link = find(&svc, &s2, "Next page").await;
+            ok(&svc, "act_ui", json!({ "stateId": s2, "actions": [{ "action": "press", "ref": link }] })).await;
+            let w = ok(&svc, "wait_for", json!({ "root": root, "text": "Second page", "timeoutMs": 10000 })).await;
+            assert_eq!(w["met"], true);
+
+            // Navigation (back) is a write: the states from before it are stale for acting.
+            let nav = ok(&svc, "navigate_browser", json!({ "root": root, "back": true })).await;
+            let s3 = nav["stateId"].as_str().unwrap().to_string();
+            let stale = call(&svc, "act_ui", json!({ "stateId": s2, "actions": [{ "action": "press", "ref": send }] })).await;
+            assert_eq!(stale.structured["error"]["code"], "stale_state", "{}", stale.text);
+            assert_eq!(stale.structured["error"]["delivery"], "not_delivered");
+            // The fresh state works.
+            let send3 = find(&svc, &s3, "Send").await;
+            ok(&svc, "act_ui", json!({ "stateId": s3, "actions": [{ "action": "focus", "ref": send3 }] })).await;
+            let bad = call(&svc, "navigate_browser", json!({ "root": root, "url": "javascript:alert(1)" })).await;
+            assert_eq!(bad.structured["error"]["code"], "invalid_args");
+            svc.shutdown().await;
+            let _ = std::fs::remove_dir_all(&dir);
+        })
+        .await
+        .expect("test timed out");
+    });
+}
