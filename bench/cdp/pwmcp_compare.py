@@ -9,7 +9,7 @@ What it does:
      Debian's Chromium headless without sandbox: browser_navigate, then browser_snapshot
      `--reps` times per page (wall time of the tool call; characters and cl100k tokens of the
      reply the model reads);
-  3. runs the Rust example `bench_observe` (crates/backend-cdp/examples) for uidriver's
+  3. runs the Rust example `bench_page` (crates/backend-cdp/examples) for uidriver's
      numbers: observe + State::build + render_outline, raw getFullAXTree, and the other
      extraction options, on the same pages;
   4. prints a table of medians and ratios and writes everything as JSON.
@@ -117,10 +117,10 @@ async def playwright_mcp(a, urls, count):
 
 def uidriver(a, pages, count):
     cmd = ["cargo", "run", "--quiet", "--release", "-p", "uidriver-backend-cdp", "--example",
-           "bench_observe", "--", "--reps", str(a.reps), "--docs", a.docs, "--out", a.workdir, *pages]
+           "bench_page", "--", "--reps", str(a.reps), "--docs", a.docs, "--out", a.workdir, *pages]
     res = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
     if res.returncode != 0:
-        sys.exit(f"bench_observe failed:\n{res.stderr[-3000:]}")
+        sys.exit(f"bench_page failed:\n{res.stderr[-3000:]}")
     data = json.loads(res.stdout)
     for p in data["pages"]:
         with open(p["uidriver"]["outline_file"]) as f:

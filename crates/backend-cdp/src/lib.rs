@@ -42,7 +42,7 @@ mod roots;
 pub use backend::{check_url, CdpBackend, CdpConfig};
 pub use error::CdpError;
 
-/// Raw CDP access for the benchmark program (`examples/bench_observe.rs`), which compares the
+/// Raw CDP access for the benchmark program (`examples/bench_page.rs`), which compares the
 /// walker with `Accessibility.getFullAXTree` on the same connection. Not a stable API.
 #[doc(hidden)]
 pub mod bench {

@@ -13,7 +13,8 @@ use crate::atspi::{accessible, Obj, REGISTRY, ROOT_PATH};
 use crate::x11::connection::X11;
 use crate::LinuxConfig;
 
-const SANDBOX_FIX: &str = "run inside `uidriver sandbox -- …`, which starts a private desktop with all of this";
+const SANDBOX_FIX: &str =
+    "run inside `uidriver sandbox -- …`, which starts a private desktop with all of this";
 
 /// Runs every check; never fails as a whole.
 pub async fn diagnose(config: &LinuxConfig) -> Vec<Check> {
@@ -39,7 +40,14 @@ async fn x11_checks(config: &LinuxConfig) -> Vec<Check> {
             let ext = |n: &'static str| crate::x11::ewmh::has_extension(c, n);
             let wm = c
                 .conn
-                .get_property(false, screen.root, c.atoms._NET_SUPPORTING_WM_CHECK, AtomEnum::WINDOW, 0, 1)
+                .get_property(
+                    false,
+                    screen.root,
+                    c.atoms._NET_SUPPORTING_WM_CHECK,
+                    AtomEnum::WINDOW,
+                    0,
+                    1,
+                )
                 .ok()
                 .and_then(|r| r.reply().ok())
                 .is_some_and(|r| r.value_len > 0);
@@ -63,17 +71,32 @@ async fn x11_checks(config: &LinuxConfig) -> Vec<Check> {
             v.push(if xtest {
                 Check::pass("XTEST", "present: physical input can be injected")
             } else {
-                Check::fail("XTEST", "missing: clicks and key presses by coordinates cannot work", "start the X server with +extension XTEST")
+                Check::fail(
+                    "XTEST",
+                    "missing: clicks and key presses by coordinates cannot work",
+                    "start the X server with +extension XTEST",
+                )
             });
             v.push(if composite {
-                Check::pass("Composite", "present: windows can be captured without covering windows")
+                Check::pass(
+                    "Composite",
+                    "present: windows can be captured without covering windows",
+                )
             } else {
-                Check::fail("Composite", "missing: captures read the screen and may show covering windows", "start the X server with +extension Composite")
+                Check::fail(
+                    "Composite",
+                    "missing: captures read the screen and may show covering windows",
+                    "start the X server with +extension Composite",
+                )
             });
             v.push(if randr {
                 Check::pass("RandR", "present: monitors are known")
             } else {
-                Check::fail("RandR", "missing: the screen is treated as one monitor", "start the X server with +extension RANDR")
+                Check::fail(
+                    "RandR",
+                    "missing: the screen is treated as one monitor",
+                    "start the X server with +extension RANDR",
+                )
             });
             v.push(if wm {
                 Check::pass("window manager", "an EWMH window manager is running")
@@ -94,11 +117,17 @@ async fn bus_checks(config: &LinuxConfig) -> Vec<Check> {
         .filter(|s| !s.is_empty());
     let session_conn = match &session {
         None => {
-            v.push(Check::fail("session bus", "DBUS_SESSION_BUS_ADDRESS is not set", SANDBOX_FIX));
+            v.push(Check::fail(
+                "session bus",
+                "DBUS_SESSION_BUS_ADDRESS is not set",
+                SANDBOX_FIX,
+            ));
             None
         }
         Some(addr) => match tokio::time::timeout(Duration::from_secs(3), async {
-            zbus::connection::Builder::address(addr.as_str())?.build().await
+            zbus::connection::Builder::address(addr.as_str())?
+                .build()
+                .await
         })
         .await
         {
@@ -107,11 +136,19 @@ async fn bus_checks(config: &LinuxConfig) -> Vec<Check> {
                 Some(c)
             }
             Ok(Err(e)) => {
-                v.push(Check::fail("session bus", format!("{addr}: {e}"), SANDBOX_FIX));
+                v.push(Check::fail(
+                    "session bus",
+                    format!("{addr}: {e}"),
+                    SANDBOX_FIX,
+                ));
                 None
             }
             Err(_) => {
-                v.push(Check::fail("session bus", format!("{addr}: no answer within 3 s"), SANDBOX_FIX));
+                v.push(Check::fail(
+                    "session bus",
+                    format!("{addr}: no answer within 3 s"),
+                    SANDBOX_FIX,
+                ));
                 None
             }
         },
@@ -153,7 +190,10 @@ async fn bus_checks(config: &LinuxConfig) -> Vec<Check> {
     .await;
     match a11y {
         Ok(Ok(bus)) => {
-            v.push(Check::pass("accessibility bus", format!("connected to {}", bus.address())));
+            v.push(Check::pass(
+                "accessibility bus",
+                format!("connected to {}", bus.address()),
+            ));
             let deadline = Deadline::after(Duration::from_secs(2));
             let caller = bus.caller(deadline, Duration::from_secs(2), 4);
             match accessible::children(&caller, &Obj::new(REGISTRY, ROOT_PATH)).await {
@@ -169,7 +209,11 @@ async fn bus_checks(config: &LinuxConfig) -> Vec<Check> {
             }
         }
         Ok(Err(e)) => v.push(Check::fail("accessibility bus", e.to_string(), SANDBOX_FIX)),
-        Err(_) => v.push(Check::fail("accessibility bus", "no answer within 6 s", SANDBOX_FIX)),
+        Err(_) => v.push(Check::fail(
+            "accessibility bus",
+            "no answer within 6 s",
+            SANDBOX_FIX,
+        )),
     }
     v
 }

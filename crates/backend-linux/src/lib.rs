@@ -1,7 +1,8 @@
 //! uidriver's Linux desktop backend: lists windows, dialogs and menus (AT-SPI2 paired with X11
 //! EWMH windows), observes their accessibility trees fast and honestly (the AT-SPI cache plus a
 //! concurrent walk where it is incomplete), reads text by range, waits for accessibility
-//! events, and captures window pixels. It implements core's [`Backend`] port; refs, states,
+//! events, captures window pixels, and acts with verified outcomes (AT-SPI semantics first,
+//! XTEST input where only input will do). It implements core's [`Backend`] port; refs, states,
 //! lanes and rendering belong to core and the service.
 //!
 //! ```no_run
@@ -22,9 +23,13 @@
 //!
 //! # Layout
 //! - `atspi/`: the AT-SPI2 protocol, one module per interface (`accessible`, `cache`, `text`,
-//!   `value`, `component`, `action`, `application`), the bus `connection` (discovery, per-call
-//!   timeouts, call counting) and `events` (registration and the event fan-out).
-//! - `x11/`: the X11 thread (`connection`), EWMH window facts (`ewmh`), pixels (`capture`).
+//!   `editable_text`, `value`, `selection`, `component`, `action`, `application`), the bus
+//!   `connection` (discovery, per-call timeouts, call counting) and `events` (registration and
+//!   the event fan-out).
+//! - `x11/`: the X11 threads (`connection`), EWMH window facts (`ewmh`), pixels (`capture`),
+//!   XTEST input (`input`), activation and hit-testing (`window`).
+//! - `act/`: running `act_ui` steps: semantic per interface, physical through one delivery
+//!   path, each verified (see its module doc); `lease`: the machine-wide interaction lease.
 //! - `roots`: pairing AT-SPI surfaces with X11 windows into [`RootInfo`]s.
 //! - `observe`: cache fast path, concurrent walk, budgets; `details`: what is read for each
 //!   showing node (extents, text, values, actions, DOM ids).
@@ -32,14 +37,19 @@
 //! - `procfs`: process start times and names.
 //! - `error`: [`LinuxError`] and its one mapping into core's catalogue.
 
+mod act;
 mod atspi;
+mod clipboard;
 mod details;
 pub mod doctor;
 mod error;
+mod lease;
 mod mapping;
 mod observe;
 mod procfs;
 mod roots;
+mod screen;
+mod screen_input;
 mod x11;
 
 use std::collections::HashMap;
@@ -80,6 +90,9 @@ pub struct LinuxConfig {
     pub in_flight: usize,
     /// Tree depth below which nodes are not expanded (unnamed wrappers do not count).
     pub max_depth: usize,
+    /// Environment for applications this backend launches (`activateApp`): the desktop's
+    /// variables when they differ from this process's (a sandbox), empty to inherit.
+    pub launch_env: Vec<(String, String)>,
 }
 
 impl Default for LinuxConfig {
@@ -93,6 +106,7 @@ impl Default for LinuxConfig {
             ping_timeout: Duration::from_millis(500),
             in_flight: 64,
             max_depth: 64,
+            launch_env: Vec::new(),
         }
     }
 }
@@ -114,6 +128,7 @@ impl LinuxConfig {
     pub fn from_vars<'a>(env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let mut c = LinuxConfig::default();
         for (k, v) in env {
+            c.launch_env.push((k.to_string(), v.to_string()));
             let v = (!v.is_empty()).then(|| v.to_string());
             match k {
                 "DISPLAY" => c.display = v,
@@ -137,12 +152,17 @@ struct Inner {
     bus: A11yBus,
     events: Events,
     x11: Option<X11>,
+    /// A second X11 thread for physical input only: typing a long text must not hold up the
+    /// window listing and captures other lanes need.
+    x11_input: Option<X11>,
     /// App facts by bus name. A std mutex: held only to copy or insert, never across a call.
     apps: Mutex<HashMap<String, Arc<AppInfo>>>,
     /// Listed roots by key, for observe to find the AT-SPI surface. Same locking rule.
     targets: Mutex<HashMap<String, Target>>,
     /// Per-object facts remembered across observations.
     memo: details::Memo,
+    /// The clipboard this backend owns (served by its own thread until another client takes it).
+    clipboard: Mutex<Option<clipboard::Owner>>,
 }
 
 impl LinuxBackend {
@@ -162,6 +182,25 @@ impl LinuxBackend {
             Some(d) => Some(X11::start(Some(d.clone()))?),
             None => None,
         };
+        let x11_input = match &config.display {
+            Some(d) => Some(X11::start(Some(d.clone()))?),
+            None => None,
+        };
+        if let Some(x) = &x11 {
+            // Give windows their own pixmaps now, so the first capture does not wait for repaints.
+            let x = x.clone();
+            tokio::spawn(async move {
+                let d = Deadline::after(Duration::from_secs(2));
+                let _ = x
+                    .run(d, |c| {
+                        if crate::x11::ewmh::has_extension(c, "Composite") {
+                            crate::x11::capture::redirect_toplevels(c);
+                        }
+                        Ok(())
+                    })
+                    .await;
+            });
+        }
         debug!(address = bus.address(), display = ?config.display, "linux backend ready");
         Ok(LinuxBackend {
             inner: Arc::new(Inner {
@@ -169,9 +208,11 @@ impl LinuxBackend {
                 bus,
                 events,
                 x11,
+                x11_input,
                 apps: Mutex::new(HashMap::new()),
                 targets: Mutex::new(HashMap::new()),
                 memo: details::Memo::default(),
+                clipboard: Mutex::new(None),
             }),
         })
     }
@@ -229,6 +270,7 @@ impl LinuxBackend {
                 let alive = apps.iter().any(|(a, _)| &a.bus == bus);
                 if !alive {
                     inner.memo.forget_app(bus);
+                    inner.events.forget(bus);
                 }
                 alive
             });
@@ -365,6 +407,13 @@ fn no_tree(root: &RootInfo) -> Error {
 
 #[async_trait]
 impl Backend for LinuxBackend {
+    fn screen(&self) -> Option<&dyn uidriver_core::ScreenControl> {
+        self.inner
+            .x11
+            .as_ref()
+            .map(|_| self as &dyn uidriver_core::ScreenControl)
+    }
+
     fn name(&self) -> &'static str {
         "linux"
     }
@@ -415,6 +464,14 @@ impl Backend for LinuxBackend {
             .ok_or_else(|| Error::invalid("node", "has no AT-SPI handle"))?;
         let target = self.target(root, deadline).await?;
         Ok(self.observe_obj(&target, obj, req, deadline).await?)
+    }
+
+    async fn act(
+        &self,
+        req: uidriver_core::ActRequest<'_>,
+        deadline: Deadline,
+    ) -> Result<Vec<uidriver_core::StepReport>> {
+        act::run(self, req, deadline).await
     }
 
     async fn read_text(

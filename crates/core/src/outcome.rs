@@ -84,7 +84,8 @@ impl Default for DeliveryEvidence {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Verification {
-    /// `read-back`, `state`, `focus`, `root-change`, `postcondition`, `none`.
+    /// `read-back`, `state`, `focus`, `event` (the app's own reaction), `pointer`,
+    /// `root-change`, `postcondition`, `none`.
     pub method: String,
     /// `Some(true)` confirmed, `Some(false)` refuted, `None` not checkable.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -5,6 +5,9 @@
 //!
 //!     cargo run --release -p uidriver-service --example bench_cached [-- --json out.json]
 
+// A benchmark program: its table on stdout is its output.
+#![allow(clippy::print_stdout)]
+
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -4,6 +4,9 @@
 //!
 //!     cargo run --release -p uidriver --example bench_capture [-- --runs 7 --json out.json]
 
+// A benchmark program: its table on stdout is its output.
+#![allow(clippy::print_stdout)]
+
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -89,7 +89,11 @@ struct App {
 
 impl Desk {
     async fn start(t: &Tracker) -> Desk {
-        let sb = tokio::task::spawn_blocking(|| Sandbox::start(SandboxConfig::default()))
+        Self::start_with(t, SandboxConfig::default()).await
+    }
+
+    async fn start_with(t: &Tracker, cfg: SandboxConfig) -> Desk {
+        let sb = tokio::task::spawn_blocking(move || Sandbox::start(cfg))
             .await
             .expect("join")
             .expect("sandbox starts");
@@ -168,14 +172,42 @@ async fn root_of(svc: &Service, pid: u32, title: &str) -> String {
         }) {
             return r["ref"].as_str().expect("ref").to_string();
         }
-        assert!(t0.elapsed() < Duration::from_secs(20), "no root of {pid} titled {title:?}: {v}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "no root of {pid} titled {title:?}: {v}"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Waits until the windows of `pid` keep their geometry for 300 ms (gtk3-widget-factory
+/// resizes itself once after showing).
+async fn settled(svc: &Service, pid: u32) {
+    let t0 = Instant::now();
+    let mut last = Value::Null;
+    loop {
+        let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
+        let now: Vec<Value> = v["roots"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r["bounds"].clone()).collect())
+            .unwrap_or_default();
+        let now = Value::Array(now);
+        if now == last || t0.elapsed() > Duration::from_secs(5) {
+            return;
+        }
+        last = now;
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
 
 /// A fresh semantic observation: its stateId.
 async fn observe(svc: &Service, root: &str) -> String {
-    let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "semantic" })).await;
+    let v = ok(
+        svc,
+        "observe_ui",
+        json!({ "root": root, "mode": "semantic" }),
+    )
+    .await;
     v["stateId"].as_str().expect("stateId").to_string()
 }
 
@@ -228,14 +260,23 @@ fn step_outcomes(res: &ToolResult) -> Vec<String> {
 
 /// The node of `reference` in a state, as inspect_ui shows it.
 async fn inspect(svc: &Service, state: &str, reference: &str) -> Value {
-    let v = ok(svc, "inspect_ui", json!({ "stateId": state, "ref": reference })).await;
+    let v = ok(
+        svc,
+        "inspect_ui",
+        json!({ "stateId": state, "ref": reference }),
+    )
+    .await;
     v["node"].clone()
 }
 
 fn states(node: &Value) -> Vec<String> {
     node["states"]
         .as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -262,15 +303,30 @@ fn widget_factory_toggles_values_and_text() {
                 })
                 .expect("an enabled, unchecked check box")
                 .clone();
-            let res = act(svc, &s0, json!([{ "action": "check", "ref": r(&cb) }]), json!({})).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "check", "ref": r(&cb) }]),
+                json!({}),
+            )
+            .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let s1 = observe(svc, &root).await;
             let node = inspect(svc, &s1, &r(&cb)).await;
             assert!(states(&node).contains(&"checked".to_string()), "{node}");
             // Checking it again sends nothing and says so.
-            let res = act(svc, &s1, json!([{ "action": "check", "ref": r(&cb) }]), json!({})).await;
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "check", "ref": r(&cb) }]),
+                json!({}),
+            )
+            .await;
             assert_eq!(step_outcomes(&res), ["worked"]);
-            assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"],
+                "not_delivered"
+            );
 
             // A switch (GTK 3: a toggle button whose action is "toggle"): press flips it.
             let s2 = observe(svc, &root).await;
@@ -285,10 +341,17 @@ fn widget_factory_toggles_values_and_text() {
             }
             let switch = switch.expect("a switch");
             let was_on = states(&switch).contains(&"checked".to_string());
-            let res = act(svc, &s2, json!([{ "action": "press", "ref": r(&switch) }]), json!({})).await;
+            let res = act(
+                svc,
+                &s2,
+                json!([{ "action": "press", "ref": r(&switch) }]),
+                json!({}),
+            )
+            .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let s3 = observe(svc, &root).await;
-            let now_on = states(&inspect(svc, &s3, &r(&switch)).await).contains(&"checked".to_string());
+            let now_on =
+                states(&inspect(svc, &s3, &r(&switch)).await).contains(&"checked".to_string());
             assert_ne!(was_on, now_on, "the switch did not flip");
 
             // A slider and a spin button: setValue, read in a fresh observation.
@@ -314,21 +377,40 @@ fn widget_factory_toggles_values_and_text() {
             .await;
             assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
             let s4 = observe(svc, &root).await;
-            assert_eq!(inspect(svc, &s4, &r(&slider)).await["numeric"]["current"], 42.0);
+            assert_eq!(
+                inspect(svc, &s4, &r(&slider)).await["numeric"]["current"],
+                42.0
+            );
             let spin_now = inspect(svc, &s4, &r(&spin)).await;
             assert_eq!(spin_now["numeric"]["current"], 33.0, "{spin_now}");
             // Out of range: refused before anything is sent.
-            let res = act(svc, &s4, json!([{ "action": "setValue", "ref": r(&slider), "value": 1e6 }]), json!({})).await;
+            let res = act(
+                svc,
+                &s4,
+                json!([{ "action": "setValue", "ref": r(&slider), "value": 1e6 }]),
+                json!({}),
+            )
+            .await;
             assert!(res.is_error);
-            assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"],
+                "not_delivered"
+            );
 
             // An entry: setText, then typeText at the caret; a fresh observation shows both.
             let s5 = observe(svc, &root).await;
             let mut entry = None;
-            for m in search(svc, &s5, json!({ "role": "text", "capability": "set-text" })).await {
+            for m in search(
+                svc,
+                &s5,
+                json!({ "role": "text", "capability": "set-text" }),
+            )
+            .await
+            {
                 let n = inspect(svc, &s5, &r(&m)).await;
                 let st = states(&n);
-                if !st.contains(&"disabled".to_string()) && !st.contains(&"multi-line".to_string()) {
+                if !st.contains(&"disabled".to_string()) && !st.contains(&"multi-line".to_string())
+                {
                     entry = Some(n);
                     break;
                 }
@@ -369,7 +451,11 @@ fn calculator_presses_seven_times_six() {
                 let m = search(svc, &s0, json!({ "text": label, "role": "button" })).await;
                 let b = m
                     .iter()
-                    .find(|b| b["name"].as_str().is_some_and(|n| n.split(' ').next() == Some(label)))
+                    .find(|b| {
+                        b["name"]
+                            .as_str()
+                            .is_some_and(|n| n.split(' ').next() == Some(label))
+                    })
                     .unwrap_or_else(|| panic!("no {label} button: {m:?}"));
                 keys.push(json!({ "action": "press", "ref": r(b) }));
             }
@@ -383,7 +469,10 @@ fn calculator_presses_seven_times_six() {
                 let t = ok(svc, "read_text", json!({ "stateId": s1, "ref": r(m) })).await;
                 texts.push(t["text"].as_str().unwrap_or_default().to_string());
             }
-            assert!(texts.iter().any(|t| t.trim() == "42"), "display reads {texts:?}");
+            assert!(
+                texts.iter().any(|t| t.trim() == "42"),
+                "display reads {texts:?}"
+            );
         },
     );
 }
@@ -417,7 +506,12 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
             let svc = &d.svc;
             let root = root_of(svc, app.pid, "Mousepad").await;
             let s0 = observe(svc, &root).await;
-            let view = one(svc, &s0, json!({ "role": "text", "capability": "type-text" })).await;
+            let view = one(
+                svc,
+                &s0,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
             // Typed on the keyboard (XTEST, spare keycodes bound for ü, ß, 世, 界, ✓), into the
             // focused text view.
             let text = "Grüße, 世界\nzweite Zeile ✓\n";
@@ -435,26 +529,44 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
             assert_eq!(res.structured["steps"][1]["delivery"]["method"], "xtest");
 
             // ctrl+s opens the save dialog as a new root.
-            let s1 = res.structured["stateId"].as_str().expect("successor").to_string();
-            let res = act(svc, &s1, json!([{ "action": "keypress", "keys": ["ctrl+s"] }]), json!({})).await;
+            let s1 = res.structured["stateId"]
+                .as_str()
+                .expect("successor")
+                .to_string();
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "keypress", "keys": ["ctrl+s"] }]),
+                json!({}),
+            )
+            .await;
             assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
             let dialogs: Vec<String> = opened(&res)
                 .into_iter()
                 .filter(|(_, k)| k == "dialog")
                 .map(|(r, _)| r)
                 .collect();
-            assert_eq!(dialogs.len(), 1, "rootChanges: {}", res.structured["rootChanges"]);
+            assert_eq!(
+                dialogs.len(),
+                1,
+                "rootChanges: {}",
+                res.structured["rootChanges"]
+            );
             let dialog = dialogs[0].clone();
 
             // The name field takes the full path; Save closes the dialog.
             let dir = tempdir();
             let path = dir.join("grüße.txt");
             let ds = observe(svc, &dialog).await;
-            let name = search(svc, &ds, json!({ "role": "text", "capability": "set-text" }))
-                .await
-                .into_iter()
-                .find(|m| states(m).contains(&"focused".to_string()))
-                .expect("the focused name field");
+            let name = search(
+                svc,
+                &ds,
+                json!({ "role": "text", "capability": "set-text" }),
+            )
+            .await
+            .into_iter()
+            .find(|m| states(m).contains(&"focused".to_string()))
+            .expect("the focused name field");
             let save = search(svc, &ds, json!({ "text": "Save", "role": "button" }))
                 .await
                 .into_iter()
@@ -471,9 +583,16 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
-            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            assert_eq!(
+                res.structured["targetClosed"]["cause"], "closed",
+                "{}",
+                res.text
+            );
             let closed = res.structured["rootChanges"]["closed"].to_string();
-            assert!(closed.contains(&format!("\"{dialog}\"")), "closed: {closed}");
+            assert!(
+                closed.contains(&format!("\"{dialog}\"")),
+                "closed: {closed}"
+            );
 
             // The file, independently.
             let t0 = Instant::now();
@@ -483,7 +602,11 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
                         break b;
                     }
                 }
-                assert!(t0.elapsed() < Duration::from_secs(10), "{} was not written", path.display());
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "{} was not written",
+                    path.display()
+                );
                 tokio::time::sleep(Duration::from_millis(100)).await;
             };
             // Mousepad writes the buffer as it is (no newline of its own is added: the typed
@@ -530,7 +653,13 @@ async fn zenity_answer(d: &Desk, label: &str) -> (ToolResult, Option<i32>) {
         .into_iter()
         .find(|m| m["name"] == label)
         .unwrap_or_else(|| panic!("no {label} button"));
-    let res = act(svc, &s, json!([{ "action": "press", "ref": r(&button) }]), json!({})).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "press", "ref": r(&button) }]),
+        json!({}),
+    )
+    .await;
     let status = tokio::task::spawn_blocking(move || {
         let t0 = Instant::now();
         loop {
@@ -563,11 +692,19 @@ fn zenity_ok_and_cancel_close_the_dialog_with_their_exit_codes() {
             let d = Desk::start(&t).await;
             let (res, code) = zenity_answer(&d, "OK").await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            assert_eq!(
+                res.structured["targetClosed"]["cause"], "closed",
+                "{}",
+                res.text
+            );
             assert_eq!(code, Some(0), "zenity exit status after OK");
             let (res, code) = zenity_answer(&d, "Cancel").await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            assert_eq!(res.structured["targetClosed"]["cause"], "closed", "{}", res.text);
+            assert_eq!(
+                res.structured["targetClosed"]["cause"], "closed",
+                "{}",
+                res.text
+            );
             assert_eq!(code, Some(1), "zenity exit status after Cancel");
         },
     );
@@ -644,7 +781,10 @@ mod record {
                         let n = reply
                             .data
                             .chunks(32)
-                            .filter(|e| (xproto::KEY_PRESS_EVENT..=xproto::MOTION_NOTIFY_EVENT).contains(&e[0]))
+                            .filter(|e| {
+                                (xproto::KEY_PRESS_EVENT..=xproto::MOTION_NOTIFY_EVENT)
+                                    .contains(&e[0])
+                            })
                             .count();
                         c.fetch_add(n, Ordering::SeqCst);
                     }
@@ -695,7 +835,12 @@ fn headless_refuses_physical_steps_and_sends_no_input() {
             let svc = &d.svc;
             let root = root_of(svc, app.pid, "Mousepad").await;
             let s0 = observe(svc, &root).await;
-            let view = one(svc, &s0, json!({ "role": "text", "capability": "type-text" })).await;
+            let view = one(
+                svc,
+                &s0,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
             let display = d.sb.display().to_string();
             let rec = record::Recorder::start(&display);
             assert_eq!(rec.events(), 0, "the desktop must be idle before the test");
@@ -710,11 +855,22 @@ fn headless_refuses_physical_steps_and_sends_no_input() {
             ] {
                 let res = act(svc, &s0, json!([step]), json!({ "headless": true })).await;
                 assert!(res.is_error, "{}", res.text);
-                assert_eq!(res.structured["error"]["code"], "foreground_required", "{}", res.text);
-                assert_eq!(res.structured["steps"][0]["delivery"]["delivered"], "not_delivered");
+                assert_eq!(
+                    res.structured["error"]["code"], "foreground_required",
+                    "{}",
+                    res.text
+                );
+                assert_eq!(
+                    res.structured["steps"][0]["delivery"]["delivered"],
+                    "not_delivered"
+                );
                 assert_eq!(res.structured["steps"][0]["outcome"], "didnt");
             }
-            assert_eq!(rec.events(), 0, "headless steps reached the X server as device events");
+            assert_eq!(
+                rec.events(),
+                0,
+                "headless steps reached the X server as device events"
+            );
 
             // A semantic step still works headless (EditableText, no input events).
             let res = act(
@@ -730,10 +886,585 @@ fn headless_refuses_physical_steps_and_sends_no_input() {
             // Control: the same keypress without headless does produce device events, so the
             // probe can see them.
             let s1 = observe(svc, &root).await;
-            let res = act(svc, &s1, json!([{ "action": "keypress", "keys": ["End"] }]), json!({})).await;
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "keypress", "keys": ["End"] }]),
+                json!({}),
+            )
+            .await;
             assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
             let n = rec.events();
             assert!(n >= 2, "the control keypress produced {n} device events");
+        },
+    );
+}
+
+/// The focused, enabled single-line entry of gtk3-widget-factory's first page.
+async fn factory_entry(svc: &Service, state: &str) -> Value {
+    for m in search(
+        svc,
+        state,
+        json!({ "role": "text", "capability": "set-text" }),
+    )
+    .await
+    {
+        let n = inspect(svc, state, &r(&m)).await;
+        let st = states(&n);
+        if !st.contains(&"disabled".to_string()) && !st.contains(&"multi-line".to_string()) {
+            return n;
+        }
+    }
+    panic!("no enabled single-line entry in {state}");
+}
+
+async fn read_all(svc: &Service, root: &str, reference: &str) -> String {
+    let s = observe(svc, root).await;
+    let t = ok(svc, "read_text", json!({ "stateId": s, "ref": reference })).await;
+    t["text"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn two_clients_type_physically_at_once_without_interleaving() {
+    live(
+        "two_clients_type_physically_at_once_without_interleaving",
+        240,
+        &["mousepad", "gtk3-widget-factory"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let pad = d.launch(&["mousepad"]).await;
+            let factory = d.launch(&["gtk3-widget-factory"]).await;
+            // Client A drives mousepad, client B (another backend, X connection and input
+            // lock: a second uidriver process) the widget factory. Only the lease keeps their
+            // XTEST input apart.
+            let a = d.svc.clone();
+            let b = d.second_client().await;
+            let ra = root_of(&a, pad.pid, "Mousepad").await;
+            let rb = root_of(&b, factory.pid, "").await;
+            let sa = observe(&a, &ra).await;
+            let view = one(
+                &a,
+                &sa,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let sb = observe(&b, &rb).await;
+            let entry = factory_entry(&b, &sb).await;
+            let res = act(
+                &b,
+                &sb,
+                json!([
+                    { "action": "setText", "ref": r(&entry), "text": "" },
+                    { "action": "focus", "ref": r(&entry) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let sb = res.structured["stateId"]
+                .as_str()
+                .expect("successor")
+                .to_string();
+            let res = act(
+                &a,
+                &sa,
+                json!([{ "action": "focus", "ref": r(&view) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let sa = res.structured["stateId"]
+                .as_str()
+                .expect("successor")
+                .to_string();
+
+            let text_a = "Aaaa äöü 世界 one two three four five six seven ✓";
+            let text_b = "Bbbb ßçé 日本 eins zwei drei vier fünf sechs ✓";
+            let (sa2, sb2) = (sa.clone(), sb.clone());
+            let (a2, b2) = (a.clone(), b.clone());
+            let ta = tokio::spawn(async move {
+                call(&a2, "act_ui", json!({ "stateId": sa2, "actions": [{ "action": "typeText", "text": text_a }] })).await
+            });
+            let tb = tokio::spawn(async move {
+                call(&b2, "act_ui", json!({ "stateId": sb2, "actions": [{ "action": "typeText", "text": text_b }] })).await
+            });
+            let (res_a, res_b) = (ta.await.expect("join"), tb.await.expect("join"));
+            eprintln!(
+                "A: {}\nB: {}",
+                first_lines(&res_a.text, 3),
+                first_lines(&res_b.text, 3)
+            );
+            assert_eq!(step_outcomes(&res_a), ["worked"], "{}", res_a.text);
+            assert_eq!(step_outcomes(&res_b), ["worked"], "{}", res_b.text);
+            // Independently: fresh observations of both apps.
+            assert_eq!(read_all(&a, &ra, &r(&view)).await, text_a);
+            assert_eq!(read_all(&b, &rb, &r(&entry)).await, text_b);
+        },
+    );
+}
+
+#[test]
+fn an_act_from_an_older_state_is_rejected_and_sends_nothing() {
+    live(
+        "an_act_from_an_older_state_is_rejected_and_sends_nothing",
+        180,
+        &["gtk3-widget-factory"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "").await;
+            let old = observe(svc, &root).await;
+            let entry = factory_entry(svc, &old).await;
+            let res = act(
+                svc,
+                &old,
+                json!([{ "action": "setText", "ref": r(&entry), "text": "newer write" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            // The same (now older) state again: rejected before anything is sent.
+            let res = act(
+                svc,
+                &old,
+                json!([{ "action": "setText", "ref": r(&entry), "text": "stale write" }]),
+                json!({}),
+            )
+            .await;
+            assert!(res.is_error);
+            assert_eq!(
+                res.structured["error"]["code"], "stale_state",
+                "{}",
+                res.text
+            );
+            assert_eq!(res.structured["error"]["delivery"], "not_delivered");
+            assert_eq!(read_all(svc, &root, &r(&entry)).await, "newer write");
+        },
+    );
+}
+
+#[test]
+fn widget_factory_click_by_image_point_select_expand_and_scroll() {
+    live(
+        "widget_factory_click_by_image_point_select_expand_and_scroll",
+        240,
+        &["gtk3-widget-factory"],
+        |t| async move {
+            // gtk3-widget-factory is 1366 px wide: on the default 1280 px screen its image is
+            // clipped, which the service's frame check (comparing the image with the unclipped
+            // window) reads as a resize.
+            let cfg = SandboxConfig {
+                width: 1600,
+                height: 900,
+                ..SandboxConfig::default()
+            };
+            let d = Desk::start_with(&t, cfg).await;
+            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "").await;
+            settled(svc, app.pid).await;
+
+            // A click at a point of the state's image (the frame lease and the hit test pass).
+            let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
+            let sv = v["stateId"].as_str().expect("stateId").to_string();
+            let mut target = None;
+            for b in search(svc, &sv, json!({ "role": "check-box" })).await {
+                let n = inspect(svc, &sv, &r(&b)).await;
+                let st = states(&n);
+                if !st.contains(&"disabled".to_string())
+                    && !st.contains(&"checked".to_string())
+                    && n["imageBounds"].is_object()
+                {
+                    target = Some(n);
+                    break;
+                }
+            }
+            let n = target.expect("an unchecked check box with a box in the image");
+            let ib = &n["imageBounds"];
+            let (x, y) = (
+                ib["x"].as_f64().unwrap() + ib["width"].as_f64().unwrap() / 2.0,
+                ib["y"].as_f64().unwrap() + ib["height"].as_f64().unwrap() / 2.0,
+            );
+            let res = act(
+                svc,
+                &sv,
+                json!([{ "action": "click", "x": x, "y": y }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let s1 = observe(svc, &root).await;
+            assert!(
+                states(&inspect(svc, &s1, &r(&n)).await).contains(&"checked".to_string()),
+                "the click did not check it"
+            );
+
+            // select: a combo box's option by label, read back in a fresh observation.
+            let combo = search(svc, &s1, json!({ "role": "combo-box" }))
+                .await
+                .into_iter()
+                .find(|c| c["name"] == "Left" || c["name"] == "Middle")
+                .expect("the Left/Middle/Right combo box");
+            let want = if combo["name"] == "Left" {
+                "Right"
+            } else {
+                "Left"
+            };
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "select", "ref": r(&combo), "value": want }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s2 = observe(svc, &root).await;
+            assert_eq!(inspect(svc, &s2, &r(&combo)).await["name"], want);
+
+            // expand / collapse the same combo box: its popup is a menu root while open.
+            let res = act(
+                svc,
+                &s2,
+                json!([{ "action": "expand", "ref": r(&combo) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let menus = ok(svc, "find_roots", json!({ "pid": app.pid, "kind": "menu" })).await;
+            assert!(
+                menus["total"].as_u64().unwrap_or(0) >= 1,
+                "no menu root while expanded: {menus}"
+            );
+            let s3 = res.structured["stateId"]
+                .as_str()
+                .expect("successor")
+                .to_string();
+            let res = act(
+                svc,
+                &s3,
+                json!([{ "action": "collapse", "ref": r(&combo) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let menus = ok(svc, "find_roots", json!({ "pid": app.pid, "kind": "menu" })).await;
+            assert_eq!(
+                menus["total"].as_u64().unwrap_or(0),
+                0,
+                "a menu root after collapse: {menus}"
+            );
+
+            // scroll: the text view's scroll bar by whole increments (semantic, headless).
+            let s4 = observe(svc, &root).await;
+            let view = search(svc, &s4, json!({ "role": "text" }))
+                .await
+                .into_iter()
+                .find(|m| states(m).contains(&"multi-line".to_string()))
+                .expect("the text view");
+            let res = act(
+                svc,
+                &s4,
+                json!([{ "action": "scroll", "ref": r(&view), "scrollY": 3 }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s5 = observe(svc, &root).await;
+            let bars = search(svc, &s5, json!({ "role": "scroll-bar" })).await;
+            let mut moved = false;
+            for b in bars {
+                let n = inspect(svc, &s5, &r(&b)).await;
+                if n["numeric"]["current"].as_f64().unwrap_or(0.0) > 0.0 {
+                    moved = true;
+                }
+            }
+            assert!(moved, "no scroll bar moved");
+        },
+    );
+}
+
+#[test]
+fn a_click_under_a_modal_dialog_is_refused_and_sends_nothing() {
+    live(
+        "a_click_under_a_modal_dialog_is_refused_and_sends_nothing",
+        180,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["mousepad"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let s0 = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "keypress", "keys": ["ctrl+s"] }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(opened(&res).len(), 1, "{}", res.text);
+            // The main window, observed with its modal Save dialog in front.
+            let s1 = observe(svc, &root).await;
+            let view = one(
+                svc,
+                &s1,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let rec = record::Recorder::start(d.sb.display());
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "click", "ref": r(&view) }]),
+                json!({}),
+            )
+            .await;
+            assert!(res.is_error, "{}", res.text);
+            let code = res.structured["error"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            assert!(
+                code == "gui_frame_stale" || code == "foreground_required",
+                "{}",
+                res.text
+            );
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"],
+                "not_delivered"
+            );
+            assert_eq!(rec.events(), 0, "a refused click reached the X server");
+        },
+    );
+}
+
+/// Where the X server says the pointer is (independent of uidriver).
+fn pointer_at(display: &str) -> (i32, i32) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    let (c, screen) = x11rb::rust_connection::RustConnection::connect(Some(display)).expect("X");
+    let root = c.setup().roots[screen].root;
+    let p = c
+        .query_pointer(root)
+        .expect("query")
+        .reply()
+        .expect("reply");
+    (i32::from(p.root_x), i32::from(p.root_y))
+}
+
+#[test]
+fn pointer_steps_right_click_drag_and_move() {
+    live(
+        "pointer_steps_right_click_drag_and_move",
+        240,
+        &["gtk3-widget-factory"],
+        |t| async move {
+            let cfg = SandboxConfig {
+                width: 1600,
+                height: 900,
+                ..SandboxConfig::default()
+            };
+            let d = Desk::start_with(&t, cfg).await;
+            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "").await;
+            settled(svc, app.pid).await;
+
+            // Right click on an entry opens its context menu (a menu root); Escape closes it.
+            let s0 = observe(svc, &root).await;
+            let entry = factory_entry(svc, &s0).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "click", "ref": r(&entry), "button": "right" }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let menus = ok(svc, "find_roots", json!({ "pid": app.pid, "kind": "menu" })).await;
+            assert!(
+                menus["total"].as_u64().unwrap_or(0) >= 1,
+                "no context menu: {menus}"
+            );
+            let s1 = res.structured["stateId"]
+                .as_str()
+                .expect("successor")
+                .to_string();
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "keypress", "keys": ["Escape"] }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let t0 = Instant::now();
+            loop {
+                let menus = ok(svc, "find_roots", json!({ "pid": app.pid, "kind": "menu" })).await;
+                if menus["total"].as_u64() == Some(0) {
+                    break;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(5),
+                    "the context menu stayed open"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+
+            // Drag along a slider (image points): its value changes.
+            let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
+            let sv = v["stateId"].as_str().expect("stateId").to_string();
+            let mut slider = None;
+            for m in search(svc, &sv, json!({ "role": "slider" })).await {
+                let n = inspect(svc, &sv, &r(&m)).await;
+                let b = &n["imageBounds"];
+                if !states(&n).contains(&"disabled".to_string())
+                    && b["width"].as_f64().unwrap_or(0.0) > b["height"].as_f64().unwrap_or(0.0)
+                {
+                    slider = Some(n);
+                    break;
+                }
+            }
+            let n = slider.expect("an enabled horizontal slider");
+            let before = n["numeric"]["current"].as_f64().expect("value");
+            let b = &n["imageBounds"];
+            let (x0, y0, w, h) = (
+                b["x"].as_f64().unwrap(),
+                b["y"].as_f64().unwrap(),
+                b["width"].as_f64().unwrap(),
+                b["height"].as_f64().unwrap(),
+            );
+            // From the knob (at the value's place on the trough) to the far end.
+            let knob = x0 + w * (before - 1.0) / 99.0;
+            let (from, to) = (
+                knob,
+                if before > 50.0 {
+                    x0 + 2.0
+                } else {
+                    x0 + w - 2.0
+                },
+            );
+            let res = act(
+                svc,
+                &sv,
+                json!([{ "action": "drag", "path": [{ "x": from, "y": y0 + h / 2.0 }, { "x": to, "y": y0 + h / 2.0 }] }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let s2 = observe(svc, &root).await;
+            let after = inspect(svc, &s2, &r(&n)).await["numeric"]["current"]
+                .as_f64()
+                .expect("value");
+            assert!(
+                (after - before).abs() >= 10.0,
+                "the slider went from {before} to {after}"
+            );
+
+            // moveMouse: the X server's pointer is where the step said.
+            let s3 = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s3,
+                json!([{ "action": "moveMouse", "ref": r(&entry) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let p = &res.structured["steps"][0]["grounding"]["point"];
+            let want = (p[0].as_i64().unwrap() as i32, p[1].as_i64().unwrap() as i32);
+            assert_eq!(pointer_at(d.sb.display()), want);
+        },
+    );
+}
+
+/// An override-redirect window of the test's own (no window manager involved, always above
+/// the managed windows) covering `rect`; dropped with its connection.
+fn cover(display: &str, rect: (i32, i32, i32, i32)) -> x11rb::rust_connection::RustConnection {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, WindowClass};
+    use x11rb::wrapper::ConnectionExt as _;
+    let (c, screen) = x11rb::rust_connection::RustConnection::connect(Some(display)).expect("X");
+    let s = &c.setup().roots[screen];
+    let w = c.generate_id().expect("id");
+    c.create_window(
+        s.root_depth,
+        w,
+        s.root,
+        rect.0 as i16,
+        rect.1 as i16,
+        rect.2 as u16,
+        rect.3 as u16,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        0,
+        &CreateWindowAux::new()
+            .override_redirect(1)
+            .background_pixel(s.black_pixel),
+    )
+    .expect("create");
+    c.map_window(w).expect("map");
+    c.sync().expect("sync");
+    c
+}
+
+#[test]
+fn a_click_on_a_covered_point_is_refused_by_the_hit_test() {
+    live(
+        "a_click_on_a_covered_point_is_refused_by_the_hit_test",
+        180,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["mousepad"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let s0 = observe(svc, &root).await;
+            let view = one(
+                svc,
+                &s0,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let b = inspect(svc, &s0, &r(&view)).await["bounds"].clone();
+            let (x, y, w, h) = (
+                b["x"].as_i64().unwrap() as i32,
+                b["y"].as_i64().unwrap() as i32,
+                b["width"].as_i64().unwrap() as i32,
+                b["height"].as_i64().unwrap() as i32,
+            );
+            // Another client's window over the middle of the text view.
+            let _cover = cover(d.sb.display(), (x + w / 4, y + h / 4, w / 2, h / 2));
+            let rec = record::Recorder::start(d.sb.display());
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "click", "ref": r(&view) }]),
+                json!({}),
+            )
+            .await;
+            assert!(res.is_error, "{}", res.text);
+            assert_eq!(
+                res.structured["error"]["code"], "gui_frame_stale",
+                "{}",
+                res.text
+            );
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"],
+                "not_delivered"
+            );
+            assert_eq!(rec.events(), 0, "a refused click reached the X server");
+            // The same element semantically is unaffected by what covers it.
+            let s1 = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "typeText", "ref": r(&view), "text": "ok" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
         },
     );
 }

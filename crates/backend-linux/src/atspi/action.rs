@@ -16,7 +16,11 @@ pub(crate) async fn names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError
 }
 
 /// Runs action `index`; whether the toolkit reported success.
-#[allow(dead_code)] // acting (DoAction) builds on this module next
+///
+/// The answer is delivery, not proof: at-spi2-atk replies before it runs the action (so a
+/// handler that opens a modal dialog cannot block the reply), and GTK queues the click for an
+/// idle callback; GTK 4 likewise applies it after replying. The effect is checked by reading
+/// back (`act/verify.rs`).
 pub(crate) async fn do_action(c: &Caller, o: &Obj, index: i32) -> Result<bool, LinuxError> {
     c.call(&o.bus, &o.path, IFACE, "DoAction", &(index,)).await
 }

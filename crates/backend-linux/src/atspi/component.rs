@@ -1,5 +1,5 @@
 //! `org.a11y.atspi.Component` (per object): where an object is on screen, and hit-testing.
-//! Acting (`GrabFocus`, `ScrollTo`) will reuse this module.
+//! Acting gives focus through it (`GrabFocus`).
 
 use super::connection::Caller;
 use super::{Obj, WireRef};
@@ -42,7 +42,9 @@ pub(crate) async fn accessible_at_point(
 }
 
 /// Gives the object keyboard focus; whether the toolkit accepted.
-#[allow(dead_code)] // acting (focus steps) builds on this module next
+///
+/// GTK 3 also presents the object's window (`gtk_window_present_with_time`), so this raises
+/// and activates it: never call it under the headless policy. GTK 4.8 does not implement it.
 pub(crate) async fn grab_focus(c: &Caller, o: &Obj) -> Result<bool, LinuxError> {
     c.call(&o.bus, &o.path, IFACE, "GrabFocus", &()).await
 }

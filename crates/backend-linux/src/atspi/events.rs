@@ -3,10 +3,13 @@
 //!
 //! Registering matters beyond `wait_change`: the GTK3/ATK bridge only emits events, and only
 //! serves `Cache.GetItems`, once some client has registered a listener with the registry.
-//! The reader task does no work per event beyond copying the sender, so a burst (a page load
-//! emits thousands) cannot hold up method replies that share the connection.
+//! The reader task does little per event (the sender, the object path, the detail string, and
+//! the time of the app's last change), so a burst (a page load emits thousands) cannot hold up
+//! method replies that share the connection.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use futures_util::StreamExt;
 use tokio::sync::broadcast;
@@ -39,6 +42,21 @@ pub(crate) struct Event {
     pub class: &'static str,
     /// The signal name (`ChildrenChanged`, `StateChanged`, `TextChanged`, ...).
     pub member: Arc<str>,
+    /// Object path of the source object.
+    pub path: Arc<str>,
+    /// The event's detail string for object events: the state of `StateChanged` (`checked`,
+    /// `focused`), `insert`/`delete` for `TextChanged`, the property of `PropertyChange`.
+    pub detail: Arc<str>,
+    /// When the reader received it.
+    pub at: Instant,
+}
+
+/// Per application: when it last sent a change event, and up to when an action of ours has
+/// accounted for its events. Lets acting tell "the app reacted to us" from background churn.
+#[derive(Debug, Default)]
+struct Activity {
+    last_change: Option<Instant>,
+    accounted: Option<Instant>,
 }
 
 /// The event fan-out. Dropping it stops the reader task (whose match-rule streams would
@@ -47,6 +65,8 @@ pub(crate) struct Event {
 pub(crate) struct Events {
     tx: broadcast::Sender<Event>,
     reader: tokio::task::JoinHandle<()>,
+    /// By sender. A std mutex: held for a map lookup only, never across an await.
+    activity: Arc<Mutex<HashMap<Arc<str>, Activity>>>,
 }
 
 impl Drop for Events {
@@ -85,6 +105,8 @@ impl Events {
         }
         let (tx, _) = broadcast::channel(DEPTH);
         let sender = tx.clone();
+        let activity: Arc<Mutex<HashMap<Arc<str>, Activity>>> = Arc::default();
+        let seen = activity.clone();
         let mut all = futures_util::stream::select_all(streams);
         let reader = tokio::spawn(async move {
             while let Some((class, msg)) = all.next().await {
@@ -93,23 +115,77 @@ impl Events {
                 let (Some(from), Some(member)) = (header.sender(), header.member()) else {
                     continue;
                 };
-                // No receivers is normal (nobody waiting); the send result is irrelevant.
-                let _ = sender.send(Event {
+                let path = header.path().map(|p| p.as_str()).unwrap_or_default();
+                // Every AT-SPI event body starts with its detail string: `(siiva{sv})`.
+                let detail = if class == "Object" {
+                    msg.body()
+                        .deserialize::<EventBody>()
+                        .map(|b| b.0)
+                        .unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                let ev = Event {
                     sender: Arc::from(from.as_str()),
                     class,
                     member: Arc::from(member.as_str()),
-                });
+                    path: Arc::from(path),
+                    detail: Arc::from(detail.as_str()),
+                    at: Instant::now(),
+                };
+                if ev.is_reaction() {
+                    let mut a = seen.lock().unwrap_or_else(|p| p.into_inner());
+                    a.entry(ev.sender.clone()).or_default().last_change = Some(ev.at);
+                }
+                // No receivers is normal (nobody waiting); the send result is irrelevant.
+                let _ = sender.send(ev);
             }
             debug!("AT-SPI event stream ended");
         });
-        Ok(Events { tx, reader })
+        Ok(Events {
+            tx,
+            reader,
+            activity,
+        })
     }
 
     /// A new receiver of every later event.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.tx.subscribe()
     }
+
+    /// Whether `bus` sent a reaction event after `since` that no action of ours accounted for
+    /// (see [`Events::account`]): background churn such as a clock or a progress bar.
+    pub(crate) fn busy_since(&self, bus: &str, since: Instant) -> bool {
+        let a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.get(bus).is_some_and(|a| {
+            a.last_change
+                .is_some_and(|t| t > since && a.accounted.is_none_or(|acc| t > acc))
+        })
+    }
+
+    /// Records that every event of `bus` up to now was explained by an action of ours.
+    pub(crate) fn account(&self, bus: &str) {
+        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.entry(Arc::from(bus)).or_default().accounted = Some(Instant::now());
+    }
+
+    /// Forgets an application that left the bus.
+    pub(crate) fn forget(&self, bus: &str) {
+        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.remove(bus);
+    }
 }
+
+/// The body of every AT-SPI event signal (at-spi2-core 2.46): detail, detail1, detail2, any
+/// data, properties.
+type EventBody = (
+    String,
+    i32,
+    i32,
+    zbus::zvariant::OwnedValue,
+    HashMap<String, zbus::zvariant::OwnedValue>,
+);
 
 impl Event {
     /// Whether the event says the tree or its content may have changed: any `window:` or
@@ -127,6 +203,40 @@ impl Event {
                     | "ActiveDescendantChanged"
             )
     }
+
+    /// Whether the event is an application's own reaction to something (content, structure,
+    /// meaningful state, windows opening or closing), as opposed to focus moving or a window
+    /// being activated — which physical input causes by itself, and which therefore prove
+    /// nothing about an action's effect.
+    pub(crate) fn is_reaction(&self) -> bool {
+        match self.class {
+            "Object" => match &*self.member {
+                "ChildrenChanged" | "TextChanged" | "SelectionChanged" => true,
+                "PropertyChange" => matches!(
+                    &*self.detail,
+                    "accessible-name" | "accessible-value" | "accessible-description" | ""
+                ),
+                "StateChanged" => !matches!(
+                    &*self.detail,
+                    "focused"
+                        | "active"
+                        | "armed"
+                        | "focusable"
+                        | "selectable-text"
+                        | "defunct"
+                        // GTK 4 re-announces scroll bar orientation on every layout.
+                        | "horizontal"
+                        | "vertical"
+                ),
+                _ => false,
+            },
+            "Window" => !matches!(
+                &*self.member,
+                "Activate" | "Deactivate" | "Move" | "Resize" | "Raise" | "Lower"
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// Waits for a change event from `bus_name` on `rx`, or returns `false` when `rx` closed.
@@ -142,5 +252,33 @@ pub(crate) async fn next_from(rx: &mut broadcast::Receiver<Event>, bus_name: &st
             }
             Err(broadcast::error::RecvError::Closed) => return false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(class: &'static str, member: &str, detail: &str) -> Event {
+        Event {
+            sender: Arc::from(":1.5"),
+            class,
+            member: Arc::from(member),
+            path: Arc::from("/org/a11y/atspi/accessible/3"),
+            detail: Arc::from(detail),
+            at: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn reactions_exclude_what_input_causes_by_itself() {
+        assert!(ev("Object", "TextChanged", "insert").is_reaction());
+        assert!(ev("Object", "StateChanged", "checked").is_reaction());
+        assert!(ev("Window", "Create", "").is_reaction());
+        assert!(!ev("Object", "StateChanged", "focused").is_reaction());
+        assert!(!ev("Object", "StateChanged", "vertical").is_reaction());
+        assert!(!ev("Window", "Activate", "").is_reaction());
+        assert!(!ev("Focus", "Focus", "").is_reaction());
+        assert!(!ev("Object", "BoundsChanged", "").is_reaction());
     }
 }

@@ -15,6 +15,11 @@
 //! | `Component.GetExtents(u)` | `(iiii)` | GTK4 answers window-relative even for screen (0) |
 //! | `Text.GetText(ii)` | `s` | offsets in characters; -1 end = to the end |
 //! | `Action.GetActions` | `a(sss)` | name, localized name, key binding |
+//! | `Action.DoAction(i)` | `b` | at-spi2-atk replies before running the action; GTK 4 too |
+//! | `EditableText.InsertText(isi)` | `b` | length in UTF-8 bytes (GTK); caret moves past the insert |
+//! | `EditableText.SetTextContents(s)` | `b` | GTK 3 leaves the caret at 0 |
+//! | `Selection.SelectChild(i)` | `b` | a GTK 3 combo box indexes its menu's items |
+//! | `Component.GrabFocus` | `b` | GTK 3 presents (raises) the window; GTK 4.8 fails |
 //! | `Application` properties | `ToolkitName`, `Version` | GTK3's `GetAll` fails (`Id` unavailable): read one by one |
 
 pub(crate) mod accessible;
@@ -23,7 +28,9 @@ pub(crate) mod application;
 pub(crate) mod cache;
 pub(crate) mod component;
 pub(crate) mod connection;
+pub(crate) mod editable_text;
 pub(crate) mod events;
+pub(crate) mod selection;
 pub(crate) mod text;
 pub(crate) mod value;
 
@@ -155,6 +162,7 @@ pub(crate) mod state {
     pub(crate) const EXPANDED: u32 = 10;
     pub(crate) const FOCUSABLE: u32 = 11;
     pub(crate) const FOCUSED: u32 = 12;
+    pub(crate) const HORIZONTAL: u32 = 14;
     pub(crate) const MODAL: u32 = 16;
     pub(crate) const MULTI_LINE: u32 = 17;
     pub(crate) const MULTISELECTABLE: u32 = 18;
@@ -163,6 +171,7 @@ pub(crate) mod state {
     pub(crate) const SELECTED: u32 = 23;
     pub(crate) const SENSITIVE: u32 = 24;
     pub(crate) const SHOWING: u32 = 25;
+    pub(crate) const VERTICAL: u32 = 29;
     pub(crate) const VISIBLE: u32 = 30;
     pub(crate) const MANAGES_DESCENDANTS: u32 = 31;
     pub(crate) const INDETERMINATE: u32 = 32;
@@ -170,6 +179,7 @@ pub(crate) mod state {
     pub(crate) const INVALID_ENTRY: u32 = 36;
     pub(crate) const IS_DEFAULT: u32 = 39;
     pub(crate) const VISITED: u32 = 40;
+    pub(crate) const CHECKABLE: u32 = 41;
     pub(crate) const READ_ONLY: u32 = 43;
 }
 

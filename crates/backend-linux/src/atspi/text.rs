@@ -30,6 +30,20 @@ pub(crate) async fn text(c: &Caller, o: &Obj, start: i32, end: i32) -> Result<St
         .await
 }
 
+/// The caret position in characters (-1 when the object has no caret).
+pub(crate) async fn caret_offset(c: &Caller, o: &Obj) -> Result<i32, LinuxError> {
+    let v: OwnedValue = c
+        .call(&o.bus, &o.path, PROPERTIES, "Get", &(IFACE, "CaretOffset"))
+        .await?;
+    i32::try_from(v).map_err(|e| LinuxError::Dbus(e.into()))
+}
+
+/// Moves the caret; whether the toolkit accepted.
+pub(crate) async fn set_caret_offset(c: &Caller, o: &Obj, offset: i32) -> Result<bool, LinuxError> {
+    c.call(&o.bus, &o.path, IFACE, "SetCaretOffset", &(offset,))
+        .await
+}
+
 /// Takes at most `max` characters of `s` (UTF-8 safe).
 pub(crate) fn take_chars(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {

@@ -1,5 +1,5 @@
 //! `org.a11y.atspi.Value` (per object): numeric value and range of sliders, spin buttons and
-//! progress bars. Setting it (`CurrentValue` write) is for acting.
+//! progress bars, and setting it (`CurrentValue` is a writable property).
 
 use std::collections::HashMap;
 
@@ -27,4 +27,25 @@ pub(crate) async fn value(c: &Caller, o: &Obj) -> Result<(f64, f64, f64, f64), L
         f("MaximumValue"),
         f("MinimumIncrement"),
     ))
+}
+
+/// Writes `CurrentValue`. The toolkit may clamp or round it to its step: read it back.
+pub(crate) async fn set_current(c: &Caller, o: &Obj, v: f64) -> Result<(), LinuxError> {
+    let value = zbus::zvariant::Value::F64(v);
+    c.call::<_, ()>(
+        &o.bus,
+        &o.path,
+        PROPERTIES,
+        "Set",
+        &(IFACE, "CurrentValue", value),
+    )
+    .await
+}
+
+/// Reads `CurrentValue` alone.
+pub(crate) async fn current(c: &Caller, o: &Obj) -> Result<f64, LinuxError> {
+    let v: OwnedValue = c
+        .call(&o.bus, &o.path, PROPERTIES, "Get", &(IFACE, "CurrentValue"))
+        .await?;
+    f64::try_from(&v).map_err(|e| LinuxError::Dbus(e.into()))
 }

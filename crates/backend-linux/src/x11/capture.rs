@@ -28,7 +28,9 @@ pub(crate) fn capture(x: &XConn, w: Option<u32>, bounds: Bounds) -> Result<RawIm
         .intersect(&full)
         .ok_or_else(|| LinuxError::InvalidArgs(format!("rectangle {bounds} is off screen")))?;
     if let Some(w) = w {
-        if compositing(x) && has_extension(x, x11rb::protocol::composite::X11_EXTENSION_NAME) {
+        if has_extension(x, x11rb::protocol::composite::X11_EXTENSION_NAME)
+            && (compositing(x) || redirect_toplevels(x))
+        {
             if let Ok(img) = from_pixmap(x, w, rect) {
                 return Ok(img);
             }
@@ -39,6 +41,28 @@ pub(crate) fn capture(x: &XConn, w: Option<u32>, bounds: Bounds) -> Result<RawIm
         maybe_occluded: true,
         ..img
     })
+}
+
+/// Without a compositing manager, windows have no pixmaps of their own and a covered window's
+/// pixels are gone. Redirecting the root's children *automatically* gives every top-level window
+/// an offscreen pixmap while the server keeps painting the screen as before (nothing visible
+/// changes). Done once per connection; the first capture after it waits briefly because
+/// redirected windows repaint into their new pixmaps on the Expose that follows.
+pub(crate) fn redirect_toplevels(x: &XConn) -> bool {
+    if x.redirected.get() {
+        return true;
+    }
+    let ok = x
+        .conn
+        .composite_redirect_subwindows(x.root(), x11rb::protocol::composite::Redirect::AUTOMATIC)
+        .ok()
+        .and_then(|c| c.check().ok())
+        .is_some();
+    if ok {
+        x.redirected.set(true);
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    }
+    ok
 }
 
 /// Whether a compositing manager owns `_NET_WM_CM_S<screen>`.

@@ -44,6 +44,9 @@ pub(crate) struct XConn {
     pub screen: usize,
     /// Interned atoms.
     pub atoms: Atoms,
+    /// Whether this connection redirected the top-level windows into offscreen pixmaps
+    /// (Composite, automatic), so a covered window can still be captured.
+    pub redirected: std::cell::Cell<bool>,
 }
 
 impl XConn {
@@ -58,6 +61,7 @@ impl XConn {
             conn,
             screen,
             atoms,
+            redirected: std::cell::Cell::new(false),
         })
     }
 

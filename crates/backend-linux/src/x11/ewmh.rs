@@ -212,6 +212,24 @@ pub(crate) fn client_rect(x: &XConn, w: u32) -> Result<(Bounds, Option<[u32; 4]>
     ))
 }
 
+/// Asks the window manager to make `w` the active window (EWMH `_NET_ACTIVE_WINDOW` client
+/// message, source indication 2 = a pager or tool acting for the user, which window managers
+/// honour without focus-stealing prevention).
+pub(crate) fn request_activate(x: &XConn, w: Window) -> Result<(), LinuxError> {
+    use x11rb::protocol::xproto::{ClientMessageEvent, EventMask};
+    let ev = ClientMessageEvent::new(32, w, x.atoms._NET_ACTIVE_WINDOW, [2u32, 0, 0, 0, 0]);
+    x.conn
+        .send_event(
+            false,
+            x.root(),
+            EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+            ev,
+        )
+        .map_err(xerr)?;
+    x.conn.flush().map_err(xerr)?;
+    Ok(())
+}
+
 /// Whether the X server knows an extension (by name).
 pub(crate) fn has_extension(x: &XConn, name: &'static str) -> bool {
     x.conn.extension_information(name).ok().flatten().is_some()

@@ -46,7 +46,7 @@ fn x<E: std::fmt::Display>(e: E) -> LinuxError {
 }
 
 /// The keysym of a named key or a single character.
-pub fn keysym_for(key: &str) -> Option<Keysym> {
+pub(crate) fn keysym_for(key: &str) -> Option<Keysym> {
     let named = match key {
         "Return" => 0xff0d,
         "Tab" => 0xff09,
@@ -89,7 +89,7 @@ pub fn keysym_for(key: &str) -> Option<Keysym> {
 
 /// The keysym of a character: Latin-1 maps directly, everything else through the Unicode
 /// keysym range (0x01000000 + code point); newline and tab are Return and Tab.
-pub fn char_keysym(c: char) -> Keysym {
+pub(crate) fn char_keysym(c: char) -> Keysym {
     match c {
         '\n' | '\r' => 0xff0d,
         '\t' => 0xff09,
@@ -106,7 +106,7 @@ struct KeyPos {
 }
 
 /// The keyboard map, read once per typing job.
-pub struct Keymap {
+pub(crate) struct Keymap {
     min: Keycode,
     per: usize,
     syms: Vec<Keysym>,
@@ -129,7 +129,16 @@ impl Keymap {
             let code = min + i as u8;
             for (level, &sym) in chunk.iter().enumerate().take(2) {
                 if sym != 0 {
-                    index.entry(sym).or_insert(KeyPos { code, shift: level == 1 });
+                    let pos = KeyPos {
+                        code,
+                        shift: level == 1,
+                    };
+                    // A key reachable without Shift anywhere beats a shifted one (keypad and
+                    // main-row duplicates).
+                    let e = index.entry(sym).or_insert(pos);
+                    if e.shift && !pos.shift {
+                        *e = pos;
+                    }
                 }
             }
         }
@@ -157,7 +166,13 @@ impl Keymap {
     }
 }
 
-fn fake(conn: &RustConnection, root: Window, kind: u8, detail: u8, pos: (i16, i16)) -> Result<(), LinuxError> {
+fn fake(
+    conn: &RustConnection,
+    root: Window,
+    kind: u8,
+    detail: u8,
+    pos: (i16, i16),
+) -> Result<(), LinuxError> {
     conn.xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, root, pos.0, pos.1, 0)
         .map_err(x)?;
     Ok(())
@@ -169,7 +184,12 @@ fn sync(conn: &RustConnection) -> Result<(), LinuxError> {
 }
 
 /// Moves the pointer.
-pub fn move_to(conn: &RustConnection, root: Window, px: i32, py: i32) -> Result<(), LinuxError> {
+pub(crate) fn move_to(
+    conn: &RustConnection,
+    root: Window,
+    px: i32,
+    py: i32,
+) -> Result<(), LinuxError> {
     fake(conn, root, MOTION, 0, (clamp16(px), clamp16(py)))?;
     sync(conn)
 }
@@ -187,7 +207,14 @@ fn button_code(b: Button) -> u8 {
 }
 
 /// Clicks `count` times at a point.
-pub fn click(conn: &RustConnection, root: Window, px: i32, py: i32, b: Button, count: u8) -> Result<(), LinuxError> {
+pub(crate) fn click(
+    conn: &RustConnection,
+    root: Window,
+    px: i32,
+    py: i32,
+    b: Button,
+    count: u8,
+) -> Result<(), LinuxError> {
     move_to(conn, root, px, py)?;
     let code = button_code(b);
     for i in 0..count {
@@ -203,7 +230,14 @@ pub fn click(conn: &RustConnection, root: Window, px: i32, py: i32, b: Button, c
 }
 
 /// Wheel steps at a point: positive dy scrolls down, positive dx right.
-pub fn scroll(conn: &RustConnection, root: Window, px: i32, py: i32, dx: i32, dy: i32) -> Result<(), LinuxError> {
+pub(crate) fn scroll(
+    conn: &RustConnection,
+    root: Window,
+    px: i32,
+    py: i32,
+    dx: i32,
+    dy: i32,
+) -> Result<(), LinuxError> {
     move_to(conn, root, px, py)?;
     for (amount, neg, pos) in [(dy, 4u8, 5u8), (dx, 6u8, 7u8)] {
         let code = if amount < 0 { neg } else { pos };
@@ -218,7 +252,12 @@ pub fn scroll(conn: &RustConnection, root: Window, px: i32, py: i32, dx: i32, dy
 }
 
 /// Press at the first point, move through the others in small steps, release at the last.
-pub fn drag(conn: &RustConnection, root: Window, path: &[(i32, i32)], b: Button) -> Result<(), LinuxError> {
+pub(crate) fn drag(
+    conn: &RustConnection,
+    root: Window,
+    path: &[(i32, i32)],
+    b: Button,
+) -> Result<(), LinuxError> {
     let Some(&(sx, sy)) = path.first() else {
         return Ok(());
     };
@@ -243,17 +282,27 @@ pub fn drag(conn: &RustConnection, root: Window, path: &[(i32, i32)], b: Button)
 }
 
 /// Where the pointer is now.
-pub fn pointer(conn: &RustConnection, root: Window) -> Result<(i32, i32), LinuxError> {
+pub(crate) fn pointer(conn: &RustConnection, root: Window) -> Result<(i32, i32), LinuxError> {
     let r = conn.query_pointer(root).map_err(x)?.reply().map_err(x)?;
     Ok((r.root_x as i32, r.root_y as i32))
 }
 
 /// Presses or releases one keycode.
 fn key(conn: &RustConnection, root: Window, code: Keycode, down: bool) -> Result<(), LinuxError> {
-    fake(conn, root, if down { KEY_PRESS } else { KEY_RELEASE }, code, (0, 0))
+    fake(
+        conn,
+        root,
+        if down { KEY_PRESS } else { KEY_RELEASE },
+        code,
+        (0, 0),
+    )
 }
 
-fn modifier_codes(map: &Keymap, chord: &KeyChord, extra_shift: bool) -> Result<Vec<Keycode>, LinuxError> {
+fn modifier_codes(
+    map: &Keymap,
+    chord: &KeyChord,
+    extra_shift: bool,
+) -> Result<Vec<Keycode>, LinuxError> {
     let mut mods = Vec::new();
     for (on, sym, name) in [
         (chord.ctrl, CONTROL_L, "Control"),
@@ -295,7 +344,8 @@ impl Remap {
             if per > 1 {
                 row[1] = sym;
             }
-            conn.change_keyboard_mapping(1, code, per, &row).map_err(x)?;
+            conn.change_keyboard_mapping(1, code, per, &row)
+                .map_err(x)?;
             bound.push((sym, code));
         }
         sync(conn)?;
@@ -320,11 +370,16 @@ impl Remap {
 }
 
 /// Presses chords in order (e.g. ctrl+s, shift+Tab, F2), binding a spare key for keys the map lacks.
-pub fn press_chords(conn: &RustConnection, root: Window, chords: &[KeyChord]) -> Result<(), LinuxError> {
+pub(crate) fn press_chords(
+    conn: &RustConnection,
+    root: Window,
+    chords: &[KeyChord],
+) -> Result<(), LinuxError> {
     let map = Keymap::read(conn)?;
     let mut missing = Vec::new();
     for c in chords {
-        let sym = keysym_for(&c.key).ok_or_else(|| LinuxError::X11(format!("no keysym for key {:?}", c.key)))?;
+        let sym = keysym_for(&c.key)
+            .ok_or_else(|| LinuxError::X11(format!("no keysym for key {:?}", c.key)))?;
         if map.find(sym).is_none() && !missing.contains(&sym) {
             missing.push(sym);
         }
@@ -335,7 +390,16 @@ pub fn press_chords(conn: &RustConnection, root: Window, chords: &[KeyChord]) ->
             let sym = keysym_for(&c.key).unwrap_or(0);
             let pos = map
                 .find(sym)
-                .or_else(|| remap.bound.iter().find(|(s, _)| *s == sym).map(|(_, code)| KeyPos { code: *code, shift: false }))
+                .or_else(|| {
+                    remap
+                        .bound
+                        .iter()
+                        .find(|(s, _)| *s == sym)
+                        .map(|(_, code)| KeyPos {
+                            code: *code,
+                            shift: false,
+                        })
+                })
                 .ok_or_else(|| LinuxError::X11(format!("no keycode for key {:?}", c.key)))?;
             // A chord names the key, not the shifted character: "ctrl+s" never adds Shift, but a
             // plain uppercase or symbol key ("A", "?") needs the level its keysym is on.
@@ -359,8 +423,52 @@ pub fn press_chords(conn: &RustConnection, root: Window, chords: &[KeyChord]) ->
     result.and(restored)
 }
 
+/// Presses (`down`) or releases a chord's key and modifiers, for held keys (`keyDown`/`keyUp`):
+/// down presses modifiers then the key; up releases the key then the modifiers. Keys the map
+/// lacks cannot be held (a temporary binding would outlive the call).
+pub(crate) fn key_event(
+    conn: &RustConnection,
+    root: Window,
+    chord: &KeyChord,
+    down: bool,
+) -> Result<(), LinuxError> {
+    let map = Keymap::read(conn)?;
+    let sym = keysym_for(&chord.key)
+        .ok_or_else(|| LinuxError::X11(format!("no keysym for key {:?}", chord.key)))?;
+    let pos = map.find(sym).ok_or_else(|| {
+        LinuxError::InvalidArgs(format!(
+            "key {:?} is not on the keyboard map and cannot be held",
+            chord.key
+        ))
+    })?;
+    let mods = modifier_codes(&map, chord, false)?;
+    if down {
+        for m in &mods {
+            key(conn, root, *m, true)?;
+        }
+        key(conn, root, pos.code, true)?;
+    } else {
+        key(conn, root, pos.code, false)?;
+        for m in mods.iter().rev() {
+            key(conn, root, *m, false)?;
+        }
+    }
+    sync(conn)
+}
+
 /// Types text character by character (newlines as Return).
-pub fn type_text(conn: &RustConnection, root: Window, text: &str) -> Result<(), LinuxError> {
+pub(crate) fn type_text(conn: &RustConnection, root: Window, text: &str) -> Result<(), LinuxError> {
+    type_text_until(conn, root, text, None)
+}
+
+/// [`type_text`] that stops at `stop` (checked between characters, so a deadline cannot be
+/// overrun by more than one key); the error then says how much was typed.
+pub(crate) fn type_text_until(
+    conn: &RustConnection,
+    root: Window,
+    text: &str,
+    stop: Option<std::time::Instant>,
+) -> Result<(), LinuxError> {
     let map = Keymap::read(conn)?;
     let spare = map.spare_codes().len().max(1);
     let chars: Vec<char> = text.chars().filter(|c| *c != '\r').collect();
@@ -381,11 +489,27 @@ pub fn type_text(conn: &RustConnection, root: Window, text: &str) -> Result<(), 
         }
         let remap = Remap::bind(conn, &map, &missing)?;
         let run = (|| {
-            for &c in &chars[i..j] {
+            for (k, &c) in chars[i..j].iter().enumerate() {
+                if stop.is_some_and(|t| std::time::Instant::now() >= t) {
+                    return Err(LinuxError::Deadline(format!(
+                        "typing: {} of {} characters were sent",
+                        i + k,
+                        chars.len()
+                    )));
+                }
                 let sym = char_keysym(c);
                 let pos = map
                     .find(sym)
-                    .or_else(|| remap.bound.iter().find(|(s, _)| *s == sym).map(|(_, code)| KeyPos { code: *code, shift: false }))
+                    .or_else(|| {
+                        remap
+                            .bound
+                            .iter()
+                            .find(|(s, _)| *s == sym)
+                            .map(|(_, code)| KeyPos {
+                                code: *code,
+                                shift: false,
+                            })
+                    })
                     .ok_or_else(|| LinuxError::X11(format!("no keycode for U+{:04X}", c as u32)))?;
                 let shift = if pos.shift { map.find(SHIFT_L) } else { None };
                 if let Some(s) = shift {

@@ -85,26 +85,24 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let info = base.root_info.clone();
     let guard = svc.lanes.enter(&info.resource).await;
     guard.check(base.epoch)?;
-    // Frame lease for coordinates: the window must still be where the image showed it.
-    if let (Some(img), true) = (&base.image, steps.iter().any(|s| s.uses_points())) {
-        if info.window_id.is_some() {
-            let now = svc.refresh_root(base.root, &info, deadline).await?;
-            if now.bounds.is_some_and(|b| b != img.screen) {
-                return Err(Error::new(
-                    ErrorCode::GuiFrameStale,
-                    format!(
-                        "{} moved or was resized since {} was observed ({} then, {} now); nothing was sent",
-                        base.root,
-                        base.id,
-                        img.screen,
-                        now.bounds.map(|b| b.to_string()).unwrap_or_default()
-                    ),
-                )
-                .with_hint("observe_ui again in visual mode and use coordinates from the new image"));
-            }
+    // Frame lease for coordinates: the window must still be where it was when the image was
+    // taken (compared unclipped: an image of a window wider than the screen is clipped).
+    if base.image.is_some() && steps.iter().any(|s| s.uses_points()) && info.window_id.is_some() {
+        let now = svc.refresh_root(base.root, &info, deadline).await?;
+        if now.bounds != base.root_info.bounds {
+            return Err(Error::new(
+                ErrorCode::GuiFrameStale,
+                format!(
+                    "{} moved or was resized since {} was observed ({} then, {} now); nothing was sent",
+                    base.root,
+                    base.id,
+                    base.root_info.bounds.map(|b| b.to_string()).unwrap_or_default(),
+                    now.bounds.map(|b| b.to_string()).unwrap_or_default()
+                ),
+            )
+            .with_hint("observe_ui again in visual mode and use coordinates from the new image"));
         }
     }
-
     let before = app_roots(svc, &info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
     let reports = backend
@@ -139,7 +137,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let mut verdict = None;
     let mut successor: Option<Arc<State>> = None;
     let mut closed: Option<Error> = None;
-    if delivered {
+    // Every step `worked` means the backend already saw each effect (and let the app's burst
+    // end): the successor is observed at once. Otherwise give the app a moment to show it.
+    if delivered && !all_worked {
         let _ = tokio::time::timeout(
             Duration::from_millis(150),
             backend.wait_change(&info, deadline.cap(Duration::from_millis(150))),

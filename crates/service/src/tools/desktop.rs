@@ -236,11 +236,14 @@ fn button(at: &str, b: Option<&str>) -> Result<Button, Error> {
     }
 }
 
+/// Validated events in screen pixels, and every point they touch (for the frame check).
+type Plan = (Vec<ScreenInput>, Vec<(i32, i32)>);
+
 /// Validates every event and maps image pixels to screen pixels; nothing is sent yet.
 fn plan(
     actions: &[DesktopAction],
     frame: Option<&Frame>,
-) -> Result<(Vec<ScreenInput>, Vec<(i32, i32)>), Error> {
+) -> Result<Plan, Error> {
     if actions.len() > 50 {
         return Err(Error::invalid("actions", "at most 50 events"));
     }
@@ -448,7 +451,7 @@ pub(crate) async fn input(svc: &Service, a: InputArgs) -> Result<ToolResult, Err
         structured["clipboard"] = json!(capped);
     }
     let mut result = ToolResult::ok(String::new(), structured);
-    if a.screenshot && !events.is_empty() || a.activate_app.is_some() && a.screenshot {
+    if a.screenshot && (!events.is_empty() || a.activate_app.is_some()) {
         // Let the app react before the picture.
         tokio::time::sleep(Duration::from_millis(150)).await;
         let f = take(svc, sc, deadline).await?;

@@ -12,7 +12,7 @@
 //! Prints one JSON object on stdout and writes each page's outline next to `--out` so a driver
 //! (`bench/cdp/pwmcp_compare.py`) can count tokens and compare with Playwright MCP.
 //!
-//! Usage: `cargo run --release -p uidriver-backend-cdp --example bench_observe -- [--reps 5]
+//! Usage: `cargo run --release -p uidriver-backend-cdp --example bench_page -- [--reps 5]
 //! [--docs DIR] [--out DIR] [PAGE ...]` (pages relative to the docs root).
 
 use std::path::{Path, PathBuf};

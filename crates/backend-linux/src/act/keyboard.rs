@@ -1,0 +1,352 @@
+//! Keyboard focus and keyboard input: the `focus` step (`Component.GrabFocus`), `keypress`
+//! chords and `typeText` on the keyboard, always holding the input (lock and lease), because
+//! moving the focus decides where another lane's or process's keys would land. Keys without a
+//! ref go to whatever has the focus in the root's window, which is activated first.
+
+use std::time::Duration;
+
+use uidriver_core::action::KeyChord;
+use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+
+use super::deliver::{self, Aim, Send};
+use super::verify::{self, QUIET, SETTLE};
+use super::{live, needs_foreground, refuse, Ctx, Element};
+use crate::atspi::{component, state as st, text, Obj};
+use crate::x11::window::Activation;
+use deliver::{deliver_held, events_only, exclusive, failed, record, watch_app};
+
+/// Editable elements scanned for the focus when the state names none.
+const FOCUS_SCAN: usize = 32;
+
+/// `focus`: `Component.GrabFocus`, verified by the element's focused state. Refused under the
+/// headless policy: GTK 3 raises and activates the window when a widget grabs focus.
+pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
+    if ctx.headless {
+        r.grounding.method = "ref".into();
+        r.grounding.r#ref = Some(e);
+        return needs_foreground(
+            r,
+            "giving keyboard focus raises and activates the window (GTK 3 presents it)",
+        );
+    }
+    let Some(el) = ctx.element(r, e) else { return };
+    let l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    r.verification.method = "focus".into();
+    let c = &ctx.caller;
+    let active = window_active(ctx).await;
+    if l.reading.states.has(st::FOCUSED) && active != Some(false) {
+        r.verification.passed = Some(true);
+        r.verification.detail = Some(format!("{e} already had the focus: nothing was sent"));
+        return;
+    }
+    if !l.reading.states.has(st::FOCUSABLE) {
+        return refuse(
+            r,
+            ErrorCode::NotSupported,
+            format!("{e} cannot take keyboard focus"),
+        );
+    }
+    // GrabFocus changes which window has the keyboard: it is done holding the input, so it
+    // cannot steal the focus from another lane's (or process's) typing.
+    let held = match deliver::exclusive(ctx).await {
+        Ok(h) => h,
+        Err(err) => return r.error = Some(err),
+    };
+    let mut w = ctx.watch(&el.obj.bus).await;
+    r.delivery.method = "focus".into();
+    r.delivery.detail = Some("GrabFocus".into());
+    let granted = match component::grab_focus(c, &el.obj).await {
+        Ok(g) => g,
+        Err(err) if err.is_gone() => {
+            return refuse(r, ErrorCode::StaleRef, format!("{e} no longer exists"))
+        }
+        Err(err) if err.is_unresponsive() => {
+            r.delivery.delivered = Delivery::Maybe;
+            r.error = Some(Error::from(err).delivered(Delivery::Maybe));
+            return;
+        }
+        // GTK 4.8 fails the call: nothing changed.
+        Err(_) => false,
+    };
+    if !granted {
+        drop(w);
+        drop(held);
+        r.delivery.delivered = Delivery::NotDelivered;
+        let text_field = matches!(
+            el.node.role,
+            Role::Text | Role::PasswordText | Role::Terminal
+        );
+        if text_field {
+            // A text field takes focus from a click without other effects.
+            r.delivery.detail = None;
+            r.delivery.method = "none".into();
+            return super::pointer::click_element(
+                ctx,
+                r,
+                &el,
+                Send::Click(uidriver_core::action::Button::Left, 1),
+                Some("the toolkit does not grant focus semantically"),
+            )
+            .await;
+        }
+        return refuse(r, ErrorCode::NotSupported, format!("the toolkit does not let {e} be focused through accessibility; click it or use Tab"));
+    }
+    r.delivery.delivered = Delivery::Delivered;
+    let got = w
+        .until(SETTLE, || async {
+            match verify::read(c, &el.obj).await {
+                Ok(Some(now)) if now.states.has(st::FOCUSED) => Some(()),
+                _ => None,
+            }
+        })
+        .await;
+    w.quiet(QUIET).await;
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!("{e} reports the keyboard focus"));
+        }
+        None => {
+            r.verification.detail = Some(format!(
+                "{e} does not report focus after {} ms (its window may not be active)",
+                SETTLE.as_millis()
+            ))
+        }
+    }
+}
+
+/// Whether the root's window is the active one (None when unknown).
+async fn window_active(ctx: &Ctx<'_>) -> Option<bool> {
+    let w = ctx.window()?;
+    let x = ctx.backend.inner.x11.as_ref()?;
+    x.run(
+        ctx.deadline.cap(std::time::Duration::from_millis(500)),
+        move |c| crate::x11::window::is_active(c, w),
+    )
+    .await
+    .ok()
+}
+
+/// `keypress`: to a ref (focused first) or to the focused element of the root's window.
+pub(crate) async fn keypress(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    e: Option<ElementRef>,
+    keys: &[KeyChord],
+) {
+    if ctx.headless {
+        r.grounding.method = if e.is_some() { "ref" } else { "focus" }.into();
+        r.grounding.r#ref = e;
+        return needs_foreground(r, "key chords are keyboard input");
+    }
+    let el = match e {
+        Some(e) => match ctx.element(r, e) {
+            Some(el) => Some(el),
+            None => return,
+        },
+        None => {
+            r.grounding.method = "focus".into();
+            None
+        }
+    };
+    let held = match exclusive(ctx).await {
+        Ok(h) => h,
+        Err(err) => return failed(r, err),
+    };
+    if let Some(el) = &el {
+        if let Err(err) = focus_for_keys(ctx, el).await {
+            r.error = Some(err);
+            return;
+        }
+    }
+    let mut w = watch_app(ctx).await;
+    let send = Send::Keys(keys.to_vec());
+    let sent = match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
+        Ok(s) => s,
+        Err(e) => return failed(r, e),
+    };
+    drop(held);
+    record(r, &send, &sent);
+    let activated = !matches!(sent.activation, Some(Activation::Already) | None);
+    let w = w.as_mut();
+    if activated {
+        // Focus events after an activation are the activation's, not the keys'.
+        events_only(ctx, r, w, false).await
+    } else {
+        events_only(ctx, r, w, true).await
+    }
+}
+
+/// Moves keyboard focus to an element before keys are sent to it: `GrabFocus` (GTK 3 also
+/// activates the window), then waits until the element reports focus. Never clicks: a click
+/// could press a button.
+pub(crate) async fn focus_for_keys(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(), Error> {
+    let c = &ctx.caller;
+    if let Ok(Some(now)) = verify::read(c, &el.obj).await {
+        if now.states.has(st::FOCUSED) {
+            return Ok(());
+        }
+    }
+    let granted = component::grab_focus(c, &el.obj).await.unwrap_or(false);
+    let mut w = ctx.watch(&el.obj.bus).await;
+    let focused = w
+        .until(SETTLE, || async {
+            match verify::read(c, &el.obj).await {
+                Ok(Some(now)) if now.states.has(st::FOCUSED) => Some(()),
+                _ => None,
+            }
+        })
+        .await;
+    match (granted, focused) {
+        (_, Some(())) => Ok(()),
+        (false, None) => Err(Error::new(
+            ErrorCode::NotSupported,
+            format!(
+                "{} cannot be given keyboard focus through accessibility (the toolkit refused); nothing was sent",
+                el.r
+            ),
+        )
+        .with_hint("Click the element first (a separate step), or send keys without a ref to the focused element.")),
+        (true, None) => Err(Error::new(
+            ErrorCode::ForegroundRequired,
+            format!("{} did not take the keyboard focus within {} ms; nothing was sent", el.r, SETTLE.as_millis()),
+        )),
+    }
+}
+
+/// `typeText` through the keyboard: into `el` (focused first) or into the focused element.
+/// Verified by reading the text before the caret of the focused editable element afterwards.
+pub(crate) async fn type_text(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    el: Option<&Element<'_>>,
+    text_in: &str,
+) {
+    if el.is_none() {
+        r.grounding.method = "focus".into();
+    }
+    if ctx.headless {
+        return needs_foreground(
+            r,
+            if el.is_some() {
+                "the element offers no EditableText interface, so the text would have to be typed"
+            } else {
+                "typeText without a ref types on the keyboard"
+            },
+        );
+    }
+    if el.is_none() {
+        r.grounding.method = "focus".into();
+    }
+    let held = match exclusive(ctx).await {
+        Ok(h) => h,
+        Err(err) => return failed(r, err),
+    };
+    if let Some(el) = el {
+        if let Err(err) = focus_for_keys(ctx, el).await {
+            r.error = Some(err);
+            return;
+        }
+    }
+    let mut w = watch_app(ctx).await;
+    let send = Send::Type(text_in.to_string());
+    match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
+        Ok(sent) => record(r, &send, &sent),
+        Err(e) => return failed(r, e),
+    }
+    drop(held);
+    // Let the app process the last keys before reading back.
+    if let Some(w) = w.as_mut() {
+        w.quiet(Duration::from_millis(200)).await;
+    }
+    let typed: String = text_in.chars().filter(|c| *c != '\r').collect();
+    let n = typed.chars().count() as i32;
+    let candidates = focus_candidates(ctx, el);
+    let c = &ctx.caller;
+    let check = || async {
+        for o in &candidates {
+            let Ok(Some(now)) = verify::read(c, o).await else {
+                continue;
+            };
+            if !now.states.has(st::FOCUSED) {
+                continue;
+            }
+            let caret = text::caret_offset(c, o).await.ok()?;
+            let got = text::text(c, o, (caret - n).max(0), caret).await.ok()?;
+            return Some((o.clone(), got == typed, caret));
+        }
+        None
+    };
+    let mut found = check().await;
+    if let (Some((_, false, _)), Some(w)) = (&found, w.as_mut()) {
+        // The toolkit may still be inserting (GTK 4 batches): one more settle.
+        w.quiet(SETTLE).await;
+        found = check().await;
+    }
+    r.verification.method = "read-back".into();
+    match found {
+        Some((o, true, caret)) => {
+            r.verification.passed = Some(true);
+            let at = ctx
+                .state
+                .snapshot
+                .nodes
+                .iter()
+                .position(|nd| nd.handle == o.to_string())
+                .map(|i| format!(" of {}", ctx.state.ref_of(i)))
+                .unwrap_or_default();
+            r.verification.detail = Some(format!(
+                "the {n} characters before the caret{at} (now at {caret}) are the typed text"
+            ));
+        }
+        Some((_, false, caret)) => {
+            r.verification.detail = Some(format!(
+                "the text before the caret (at {caret}) of the focused element differs from what was typed (auto-indent, completion, or input that went elsewhere)"
+            ));
+        }
+        None => {
+            let d = match w.as_ref().filter(|w| w.reacted()) {
+                Some(w) => format!(
+                    "no focused text element to read back; {}",
+                    w.describe(ctx.state)
+                ),
+                None => "no focused text element to read back, and no reaction from the app".into(),
+            };
+            r.verification.method = "event".into();
+            r.verification.detail = Some(d);
+        }
+    }
+}
+
+/// Elements that may hold the focus, best first: the given one, the state's focused element,
+/// then editable text elements of the state.
+fn focus_candidates(ctx: &Ctx<'_>, el: Option<&Element<'_>>) -> Vec<Obj> {
+    let mut out: Vec<Obj> = Vec::new();
+    if let Some(el) = el {
+        out.push(el.obj.clone());
+    }
+    let nodes = &ctx.state.snapshot.nodes;
+    if let Some(i) = ctx.state.snapshot.focused() {
+        if let Some(o) = Obj::from_handle(&nodes[i].handle) {
+            out.push(o);
+        }
+    }
+    for n in nodes {
+        if out.len() >= FOCUS_SCAN {
+            break;
+        }
+        let editable = matches!(n.role, Role::Text | Role::Terminal)
+            || n.has_state(uidriver_core::StateFlag::Editable);
+        if editable {
+            if let Some(o) = Obj::from_handle(&n.handle) {
+                if !out.contains(&o) {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out
+}

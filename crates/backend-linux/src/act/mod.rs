@@ -1,0 +1,405 @@
+//! Acting on one root: each step is grounded (a ref of the base state, or a point of its
+//! image), delivered — semantically through AT-SPI first, with physical XTEST input only where
+//! semantics cannot do the step and the policy allows it — and verified, and the batch stops at
+//! the first step that did not work.
+//!
+//! # Layout
+//! Semantic steps, one file per AT-SPI interface, each with its read-back:
+//! - `press`: `Action` (press, check/uncheck, expand/collapse);
+//! - `text`: `EditableText` (setText, typeText at the caret);
+//! - `value`: `Value` (setValue, scroll bars);
+//! - `select`: `Selection` (select).
+//!
+//! Physical steps, with XTEST:
+//! - `deliver`: the one path they share: input lock → interaction lease → live grounding →
+//!   window activation → hit test → input;
+//! - `pointer`: click, moveMouse, hover, drag, wheel;
+//! - `keyboard`: focus (`GrabFocus` moves the keyboard, so it holds the input too), keypress,
+//!   typeText on the keyboard.
+//!
+//! And `verify`: live readings, the app's events, and what counts as evidence.
+//!
+//! # Fallback rule
+//! A semantic attempt falls back to physical input only when it provably sent nothing (the
+//! element offers no suitable action or interface). Once something may have been delivered,
+//! an unobserved effect is `unknown` and is never replayed with the pointer: replaying could
+//! act twice. Under `headless: true` nothing physical happens at all: the step fails with
+//! `foreground_required` and `not_delivered`.
+//!
+//! Validation, lanes, epochs, the `expect` postcondition, the successor observation and root
+//! changes are the service's (`act_ui.rs`); this module only runs steps.
+
+mod deliver;
+mod keyboard;
+mod pointer;
+mod press;
+mod select;
+mod text;
+mod value;
+mod verify;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use uidriver_core::{
+    ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Node, Outcome, Result, State,
+    Step, StepReport,
+};
+
+use crate::atspi::connection::Caller;
+use crate::atspi::{accessible, action, Ifaces, Obj};
+use crate::roots::Target;
+use crate::LinuxBackend;
+
+/// Calls in flight for one act (steps are sequential; a step reads a few things at once).
+const IN_FLIGHT: usize = 8;
+
+/// Everything a step needs: the backend, the request, the root's live target and one caller.
+pub(crate) struct Ctx<'a> {
+    pub(crate) backend: &'a LinuxBackend,
+    pub(crate) state: &'a State,
+    pub(crate) headless: bool,
+    pub(crate) input: &'a uidriver_core::InputLock,
+    pub(crate) target: Target,
+    pub(crate) caller: Caller,
+    pub(crate) deadline: Deadline,
+    /// Set by a step's watch when the app announced a new top-level window.
+    pub(crate) opened: AtomicBool,
+    /// Object paths of the base state's elements (to tell new objects from known ones).
+    pub(crate) known: HashSet<String>,
+}
+
+/// Runs the steps of `req` in order, stopping after the first that did not work.
+pub(crate) async fn run(
+    backend: &LinuxBackend,
+    req: ActRequest<'_>,
+    deadline: Deadline,
+) -> Result<Vec<StepReport>> {
+    let target = backend.target(req.root, deadline).await?;
+    let caller = backend
+        .inner
+        .bus
+        .caller(deadline, backend.inner.config.call_timeout, IN_FLIGHT);
+    let ctx = Ctx {
+        backend,
+        state: req.state,
+        headless: req.headless,
+        input: req.input,
+        target,
+        caller,
+        deadline,
+        opened: AtomicBool::new(false),
+        known: req
+            .state
+            .snapshot
+            .nodes
+            .iter()
+            .filter_map(|n| n.handle.rsplit_once(':').map(|(_, p)| p.to_string()))
+            .collect(),
+    };
+    let before = listed_windows(&ctx).await;
+    let mut reports = Vec::with_capacity(req.steps.len());
+    for (i, step) in req.steps.iter().enumerate() {
+        let report = if ctx.deadline.expired() {
+            StepReport::refused(
+                i,
+                step.name(),
+                Error::new(
+                    ErrorCode::Timeout,
+                    "the call's deadline passed before this step",
+                ),
+            )
+        } else {
+            run_step(&ctx, i, step).await.conclude()
+        };
+        tracing::debug!(
+            step = i,
+            action = step.name(),
+            outcome = report.outcome.as_str(),
+            "step done"
+        );
+        if ctx.opened.swap(false, Ordering::Relaxed) {
+            if let Some(before) = &before {
+                await_new_window(&ctx, before).await;
+            }
+        }
+        let stop = report.outcome != Outcome::Worked;
+        reports.push(report);
+        if stop {
+            break;
+        }
+    }
+    Ok(reports)
+}
+
+async fn run_step(ctx: &Ctx<'_>, i: usize, step: &Step) -> StepReport {
+    let mut r = StepReport::new(i, step.name());
+    match step {
+        Step::Press(e) => press::press(ctx, &mut r, *e).await,
+        Step::Check(e) => press::set_checked(ctx, &mut r, *e, true).await,
+        Step::Uncheck(e) => press::set_checked(ctx, &mut r, *e, false).await,
+        Step::Expand(e) => press::set_expanded(ctx, &mut r, *e, true).await,
+        Step::Collapse(e) => press::set_expanded(ctx, &mut r, *e, false).await,
+        Step::Select(e, v) => select::select(ctx, &mut r, *e, v).await,
+        Step::SetText(e, t) => text::set_text(ctx, &mut r, *e, t).await,
+        Step::TypeText(Some(e), t) => text::type_text(ctx, &mut r, *e, t).await,
+        Step::TypeText(None, t) => keyboard::type_text(ctx, &mut r, None, t).await,
+        Step::SetValue(e, v) => value::set_value(ctx, &mut r, *e, *v).await,
+        Step::Focus(e) => keyboard::focus(ctx, &mut r, *e).await,
+        Step::Scroll { target, dx, dy } => value::scroll(ctx, &mut r, target, *dx, *dy).await,
+        Step::Keypress(e, keys) => keyboard::keypress(ctx, &mut r, *e, keys).await,
+        Step::Click {
+            target,
+            button,
+            count,
+        } => pointer::click(ctx, &mut r, target, *button, *count).await,
+        Step::MoveMouse(t) => pointer::move_mouse(ctx, &mut r, t, false).await,
+        Step::Hover(t) => pointer::move_mouse(ctx, &mut r, t, true).await,
+        Step::Drag { path, from, button } => pointer::drag(ctx, &mut r, path, *from, *button).await,
+        Step::Wait(ms) => {
+            let d = Duration::from_millis(*ms).min(ctx.deadline.remaining());
+            tokio::time::sleep(d).await;
+            r.verification.detail = Some(format!("waited {} ms", d.as_millis()));
+        }
+    }
+    r
+}
+
+/// Longest wait for a window the app announced to be managed by the window manager.
+const NEW_WINDOW_WAIT: Duration = Duration::from_secs(2);
+
+/// Ids of the managed windows now (None without X11).
+async fn listed_windows(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
+    let x = ctx.backend.inner.x11.as_ref()?;
+    x.run(ctx.deadline.cap(Duration::from_millis(500)), |c| {
+        crate::x11::ewmh::desktop(c).map(|d| d.windows.iter().map(|w| w.id).collect())
+    })
+    .await
+    .ok()
+}
+
+/// After the app announced a new top-level window (a dialog), waits until the window manager
+/// lists a new mapped window of the app, so the root listing that follows the act shows it.
+/// GTK 3 announces a file chooser ~150 ms after ctrl+s and maps it a little later.
+async fn await_new_window(ctx: &Ctx<'_>, before: &[u32]) {
+    let (Some(x), Some(pid)) = (ctx.backend.inner.x11.as_ref(), ctx.target.info.pid) else {
+        return;
+    };
+    let until = ctx.deadline.cap(NEW_WINDOW_WAIT);
+    while !until.expired() {
+        let before = before.to_vec();
+        let found = x
+            .run(until, move |c| {
+                crate::x11::ewmh::desktop(c).map(|d| {
+                    d.windows
+                        .iter()
+                        .any(|w| w.pid == Some(pid) && !w.hidden && !before.contains(&w.id))
+                })
+            })
+            .await
+            .unwrap_or(false);
+        if found {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    tracing::debug!("the announced window was not listed in time");
+}
+
+/// A ref of the base state resolved to its node and live object.
+pub(crate) struct Element<'a> {
+    pub(crate) r: ElementRef,
+    pub(crate) index: usize,
+    pub(crate) node: &'a Node,
+    pub(crate) obj: Obj,
+}
+
+impl<'a> Ctx<'a> {
+    /// Resolves a ref and records it as the step's grounding.
+    pub(crate) fn element(&self, r: &mut StepReport, e: ElementRef) -> Option<Element<'a>> {
+        r.grounding.method = "ref".into();
+        r.grounding.r#ref = Some(e);
+        let state: &'a State = self.state;
+        let Ok(index) = state.resolve(e) else {
+            r.error = Some(Error::new(
+                ErrorCode::StaleRef,
+                format!("{e} is not in this state"),
+            ));
+            return None;
+        };
+        let node = &state.snapshot.nodes[index];
+        match Obj::from_handle(&node.handle) {
+            Some(obj) => Some(Element {
+                r: e,
+                index,
+                node,
+                obj,
+            }),
+            None => {
+                r.error = Some(
+                    Error::new(
+                        ErrorCode::NotSupported,
+                        format!("{e} is known only from the image (no accessible object)"),
+                    )
+                    .with_hint("Use click (or press) on it: only pointer input can reach it."),
+                );
+                None
+            }
+        }
+    }
+
+    /// A ref grounded for the pointer: its live accessible object, or — for an element known
+    /// only from the state's pixels (OCR text, a window without an accessibility tree) — the
+    /// centre of its box, valid while the window still matches the image (the frame check).
+    pub(crate) fn pointer_ref(&self, r: &mut StepReport, e: ElementRef) -> Option<RefAim<'a>> {
+        r.grounding.method = "ref".into();
+        r.grounding.r#ref = Some(e);
+        let state: &'a State = self.state;
+        let Ok(index) = state.resolve(e) else {
+            r.error = Some(Error::new(
+                ErrorCode::StaleRef,
+                format!("{e} is not in this state"),
+            ));
+            return None;
+        };
+        let node = &state.snapshot.nodes[index];
+        if let Some(obj) = Obj::from_handle(&node.handle) {
+            return Some(RefAim::Live(Element {
+                r: e,
+                index,
+                node,
+                obj,
+            }));
+        }
+        match (node.bounds, &state.image) {
+            (Some(b), Some(_)) if b.is_visible() => Some(RefAim::Pixels(b.center())),
+            _ => {
+                r.error = Some(Error::new(
+                    ErrorCode::NotSupported,
+                    format!("{e} has no accessible object and no box in the state's image"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The application bus of the root (for events of keyboard steps without a ref).
+    pub(crate) fn app_bus(&self) -> Option<String> {
+        self.target.app.as_ref().map(|a| a.bus.clone()).or_else(|| {
+            self.state
+                .snapshot
+                .nodes
+                .first()
+                .and_then(|n| Obj::from_handle(&n.handle))
+                .map(|o| o.bus)
+        })
+    }
+
+    /// Starts watching `bus`'s events for a step (see `verify.rs`).
+    pub(crate) async fn watch(&self, bus: &str) -> verify::Watch<'_> {
+        verify::Watch::start(
+            &self.backend.inner.events,
+            bus,
+            Some(&self.opened),
+            Some(&self.known),
+        )
+        .await
+    }
+
+    /// The root's X11 window, when it has one.
+    pub(crate) fn window(&self) -> Option<u32> {
+        self.target
+            .info
+            .window_id
+            .and_then(|w| u32::try_from(w).ok())
+    }
+}
+
+/// Where a pointer step aims for a ref (see [`Ctx::pointer_ref`]).
+pub(crate) enum RefAim<'a> {
+    /// An accessible element: its extents are read again under the lease.
+    Live(Element<'a>),
+    /// Screen pixels from the state's image (OCR boxes): frame-checked before input.
+    Pixels((i32, i32)),
+}
+
+/// What a live element offers right now (read at act time: the state may be old).
+pub(crate) struct Live {
+    pub(crate) ifaces: Ifaces,
+    pub(crate) reading: verify::Reading,
+    pub(crate) actions: Vec<String>,
+}
+
+/// Reads interfaces, states, name and action names of an element. A vanished element is
+/// `stale_ref` (nothing sent), an unanswered call `app_unresponsive`.
+pub(crate) async fn live(c: &Caller, e: &Element<'_>) -> std::result::Result<Live, Error> {
+    let (ifaces, reading) =
+        tokio::join!(accessible::interfaces(c, &e.obj), verify::read(c, &e.obj));
+    let gone = || {
+        Error::new(
+            ErrorCode::StaleRef,
+            format!("{} no longer exists (its widget was destroyed)", e.r),
+        )
+    };
+    let ifaces = match ifaces {
+        Ok(i) => i,
+        Err(err) if err.is_gone() => return Err(gone()),
+        Err(err) => return Err(err.into()),
+    };
+    let reading = reading.map_err(Error::from)?.ok_or_else(gone)?;
+    let actions = if ifaces.has(Ifaces::ACTION) {
+        action::names(c, &e.obj).await.unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Ok(Live {
+        ifaces,
+        reading,
+        actions,
+    })
+}
+
+/// The first of `wanted` (in priority order) the element offers, with its index.
+pub(crate) fn pick_action(actions: &[String], wanted: &[&str]) -> Option<(i32, String)> {
+    wanted.iter().find_map(|w| {
+        actions
+            .iter()
+            .position(|a| a.eq_ignore_ascii_case(w))
+            .map(|i| (i as i32, actions[i].clone()))
+    })
+}
+
+/// Records a refusal before anything was sent.
+pub(crate) fn refuse(r: &mut StepReport, code: ErrorCode, message: impl Into<String>) {
+    r.delivery.delivered = Delivery::NotDelivered;
+    r.error = Some(Error::new(code, message));
+}
+
+/// `foreground_required`: the step needs physical input and the policy forbids it.
+pub(crate) fn needs_foreground(r: &mut StepReport, why: &str) {
+    refuse(
+        r,
+        ErrorCode::ForegroundRequired,
+        format!("{why}; headless: true forbids pointer, keyboard and focus changes, and nothing was sent"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_picked_by_priority_not_platform_order() {
+        let a: Vec<String> = ["toggle", "click", "activate"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            pick_action(&a, &["activate", "click"]),
+            Some((2, "activate".into()))
+        );
+        assert_eq!(pick_action(&a, &["Toggle"]), Some((0, "toggle".into())));
+        assert_eq!(pick_action(&a, &["expand"]), None);
+    }
+}

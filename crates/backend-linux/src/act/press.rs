@@ -1,0 +1,392 @@
+//! Steps done through the element's `Action` interface: `press`, `check`/`uncheck`,
+//! `expand`/`collapse`. The action is picked by name in a fixed priority, never by platform
+//! order; when the element offers none, nothing was sent and the step may click its centre
+//! instead (unless headless). The effect is judged on the element itself first, then by the
+//! application's reaction (`verify.rs`).
+
+use std::time::Instant;
+
+use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+
+use super::deliver::Send;
+use super::verify::{self, difference, Reading, Watch, QUIET, SETTLE};
+use super::{live, needs_foreground, pick_action, refuse, Ctx, Element, Live, RefAim};
+use crate::atspi::{accessible, action, state as st, Obj};
+use crate::error::LinuxError;
+use uidriver_core::action::Button;
+
+/// Action names that activate an element, in priority order (GTK 3 buttons `click`, entries
+/// `activate`, combo boxes `press`, switches `toggle`; GTK 4 buttons `click`).
+const PRESS: &[&str] = &[
+    "activate", "click", "press", "toggle", "open", "jump", "invoke", "select",
+];
+/// Actions that flip a checkable element.
+const TOGGLE: &[&str] = &["toggle", "click", "press", "activate"];
+const EXPAND: &[&str] = &[
+    "expand",
+    "expand or contract",
+    "open",
+    "toggle",
+    "press",
+    "click",
+    "activate",
+];
+const COLLAPSE: &[&str] = &[
+    "collapse",
+    "expand or contract",
+    "close",
+    "toggle",
+    "press",
+    "click",
+    "activate",
+];
+
+/// Records a `DoAction`: `true` is delivered; an unsupported method sent nothing; anything else
+/// may have reached the app. Returns whether verification should follow.
+fn record_action(r: &mut StepReport, name: &str, result: Result<bool, LinuxError>) -> bool {
+    r.delivery.method = "semantic-action".into();
+    r.delivery.detail = Some(format!("{name:?}"));
+    match result {
+        Ok(true) => {
+            r.delivery.delivered = Delivery::Delivered;
+            true
+        }
+        Ok(false) => {
+            // The toolkit said no; at-spi2-atk answers before acting, so this is rare and
+            // nothing proves the action did not start: check, but never claim delivery.
+            r.delivery.delivered = Delivery::Maybe;
+            true
+        }
+        Err(e) if matches!(e, LinuxError::Unsupported { .. }) => {
+            r.delivery.delivered = Delivery::NotDelivered;
+            r.error = Some(Error::from(e));
+            false
+        }
+        Err(e) if e.is_gone() => {
+            // The app may have acted and exited (a dialog's OK) before answering.
+            r.delivery.delivered = Delivery::Maybe;
+            true
+        }
+        Err(e) => {
+            r.delivery.delivered = Delivery::Maybe;
+            r.error = Some(Error::from(e).delivered(Delivery::Maybe));
+            false
+        }
+    }
+}
+
+fn disabled(l: &Live) -> bool {
+    !l.reading.states.has(st::SENSITIVE) && !l.reading.states.has(st::ENABLED)
+}
+
+/// Whether a disabled element becomes enabled within [`SETTLE`] (a dialog enables its Save
+/// button a moment after its name field was filled). Updates `l.reading` when it does.
+async fn enabled_soon(ctx: &Ctx<'_>, el: &Element<'_>, l: &mut Live) -> bool {
+    if !disabled(l) {
+        return true;
+    }
+    let c = &ctx.caller;
+    let mut w = Watch::start(&ctx.backend.inner.events, &el.obj.bus, None, None).await;
+    let now = w
+        .until(SETTLE, || async {
+            match verify::read(c, &el.obj).await {
+                Ok(Some(r)) if r.states.has(st::SENSITIVE) || r.states.has(st::ENABLED) => Some(r),
+                _ => None,
+            }
+        })
+        .await;
+    match now {
+        Some(r) => {
+            l.reading = r;
+            true
+        }
+        None => false,
+    }
+}
+
+/// `press`: the element's activating action, verified on the element and by the app's events.
+pub(crate) async fn press(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
+    let el = match ctx.pointer_ref(r, e) {
+        Some(RefAim::Live(el)) => el,
+        Some(RefAim::Pixels(p)) => {
+            // Known only from pixels (OCR): there is nothing semantic to press.
+            if ctx.headless {
+                return needs_foreground(
+                    r,
+                    "this element is known only from the image, so pressing it is a click",
+                );
+            }
+            return super::pointer::click_pixels(ctx, r, p, Button::Left, 1).await;
+        }
+        None => return,
+    };
+    let mut l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    if !enabled_soon(ctx, &el, &mut l).await {
+        return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
+    }
+    let Some((index, name)) = pick_action(&l.actions, PRESS) else {
+        // Nothing was sent: clicking its centre is a safe first attempt.
+        return super::pointer::click_element(
+            ctx,
+            r,
+            &el,
+            Send::Click(uidriver_core::action::Button::Left, 1),
+            Some("it offers no press action"),
+        )
+        .await;
+    };
+    let mut w = ctx.watch(&el.obj.bus).await;
+    let result = action::do_action(&ctx.caller, &el.obj, index).await;
+    if record_action(r, &name, result) {
+        observe_effect(ctx, r, &el, &l.reading, &mut w).await;
+    }
+}
+
+/// Waits for a step's effect on `el` or in its app (see `verify.rs` for what counts) and
+/// records the verification.
+pub(crate) async fn observe_effect(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    el: &Element<'_>,
+    before: &Reading,
+    w: &mut Watch<'_>,
+) {
+    enum Seen {
+        Gone,
+        Changed(String),
+    }
+    let c = &ctx.caller;
+    let check = || async {
+        match verify::read(c, &el.obj).await {
+            Ok(None) => Some(Seen::Gone),
+            Ok(Some(now)) => difference(before, &now).map(Seen::Changed),
+            Err(_) => None,
+        }
+    };
+    let end = Instant::now() + SETTLE;
+    let mut seen = check().await;
+    let mut at = w.started.elapsed();
+    while seen.is_none() && !w.reacted() {
+        if Instant::now() >= end {
+            break;
+        }
+        let tick = (Instant::now() + std::time::Duration::from_millis(50)).min(end);
+        w.next(tick).await;
+        seen = check().await;
+        at = w.started.elapsed();
+    }
+    if seen.is_none() && w.reacted() {
+        // The app reacted: let the burst finish, then look at the element once more (a check
+        // box flips a moment after its state-change event reaches us).
+        w.quiet(SETTLE).await;
+        seen = check().await;
+        at = w.started.elapsed();
+    } else {
+        w.quiet(QUIET * 3).await;
+    }
+    r.verification.method = "state".into();
+    match seen {
+        Some(Seen::Gone) => {
+            r.verification.passed = Some(true);
+            let app_gone =
+                accessible::role(c, &Obj::new(el.obj.bus.clone(), crate::atspi::ROOT_PATH))
+                    .await
+                    .is_err_and(|e| e.is_app_gone());
+            r.verification.detail = Some(if app_gone {
+                format!("{} and its application are gone (the app exited)", el.r)
+            } else {
+                format!("{} is gone (its window or panel closed)", el.r)
+            });
+        }
+        Some(Seen::Changed(d)) => {
+            r.verification.passed = Some(true);
+            r.verification.detail =
+                Some(format!("{}: {d} (after {} ms)", el.r, verify::millis(at)));
+        }
+        None if w.reacted() => {
+            w.await_window_if_building().await;
+            r.verification.method = "event".into();
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(w.describe(ctx.state));
+        }
+        None => {
+            let mut d = format!(
+                "nothing observable changed within {} ms: {} shows no change and the app sent no events (a press whose effect is elsewhere needs expect to be confirmed)",
+                SETTLE.as_millis(),
+                el.r
+            );
+            if let Some(n) = w.busy_note() {
+                d = format!("{d}; {n}");
+            }
+            r.verification.detail = Some(d);
+        }
+    }
+}
+
+fn checkable(el: &Element<'_>, l: &Live) -> bool {
+    matches!(
+        el.node.role,
+        Role::CheckBox
+            | Role::CheckMenuItem
+            | Role::RadioButton
+            | Role::RadioMenuItem
+            | Role::ToggleButton
+            | Role::Switch
+    ) || l.reading.states.has(st::CHECKABLE)
+        || l.reading.states.has(st::CHECKED)
+}
+
+/// `check` / `uncheck`: sends nothing when the state already matches; otherwise toggles and
+/// waits until the checked state reads back as wanted.
+pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, want: bool) {
+    let Some(el) = ctx.element(r, e) else { return };
+    let mut l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    if !checkable(&el, &l) {
+        return refuse(
+            r,
+            ErrorCode::NotSupported,
+            format!("{e} is not a check box, switch, radio or toggle button"),
+        );
+    }
+    let word = if want { "checked" } else { "unchecked" };
+    let now = l.reading.states.has(st::CHECKED);
+    r.verification.method = "state".into();
+    if now == want {
+        r.verification.passed = Some(true);
+        r.verification.detail = Some(format!("{e} was already {word}: nothing was sent"));
+        return;
+    }
+    if !want && matches!(el.node.role, Role::RadioButton | Role::RadioMenuItem) {
+        return refuse(
+            r,
+            ErrorCode::NotSupported,
+            format!("{e} is a radio button: it is unchecked by choosing another option"),
+        );
+    }
+    if !enabled_soon(ctx, &el, &mut l).await {
+        return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
+    }
+    let Some((index, name)) = pick_action(&l.actions, TOGGLE) else {
+        return super::pointer::click_element(
+            ctx,
+            r,
+            &el,
+            Send::Click(uidriver_core::action::Button::Left, 1),
+            Some("it offers no toggle action"),
+        )
+        .await;
+    };
+    let mut w = ctx.watch(&el.obj.bus).await;
+    let result = action::do_action(&ctx.caller, &el.obj, index).await;
+    if !record_action(r, &name, result) {
+        return;
+    }
+    let c = &ctx.caller;
+    let got = w
+        .until(SETTLE, || async {
+            match verify::read(c, &el.obj).await {
+                Ok(Some(now)) if now.states.has(st::CHECKED) == want => Some(()),
+                _ => None,
+            }
+        })
+        .await;
+    w.quiet(QUIET).await;
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!("{e} reads back {word}{}", w.after()));
+        }
+        None => {
+            r.verification.detail = Some(format!(
+                "{e} still reads {} after {} ms",
+                if want { "unchecked" } else { "checked" },
+                SETTLE.as_millis()
+            ));
+        }
+    }
+}
+
+/// Whether an element is expanded: its `expanded` state, or (GTK 3 combo boxes, which never
+/// set it) whether its popup menu child is showing.
+async fn expanded(ctx: &Ctx<'_>, el: &Element<'_>, reading: &Reading) -> Option<bool> {
+    if reading.states.has(st::EXPANDED) {
+        return Some(true);
+    }
+    if el.node.role == Role::ComboBox {
+        let c = &ctx.caller;
+        if let Ok(Some(menu)) = accessible::child_at(c, &el.obj, 0).await {
+            if let Ok(s) = accessible::states(c, &menu).await {
+                return Some(s.has(st::SHOWING));
+            }
+        }
+        return None;
+    }
+    Some(false)
+}
+
+/// `expand` / `collapse`: nothing sent when already in that state.
+pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, want: bool) {
+    let Some(el) = ctx.element(r, e) else { return };
+    let l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    let s = l.reading.states;
+    let expandable = s.has(st::EXPANDABLE)
+        || s.has(st::EXPANDED)
+        || s.has(st::COLLAPSED)
+        || el.node.role == Role::ComboBox
+        || pick_action(&l.actions, &["expand or contract", "expand", "collapse"]).is_some();
+    if !expandable {
+        return refuse(r, ErrorCode::NotSupported, format!("{e} does not expand"));
+    }
+    let word = if want { "expanded" } else { "collapsed" };
+    r.verification.method = "state".into();
+    if expanded(ctx, &el, &l.reading).await == Some(want) {
+        r.verification.passed = Some(true);
+        r.verification.detail = Some(format!("{e} was already {word}: nothing was sent"));
+        return;
+    }
+    let Some((index, name)) = pick_action(&l.actions, if want { EXPAND } else { COLLAPSE }) else {
+        return super::pointer::click_element(
+            ctx,
+            r,
+            &el,
+            Send::Click(uidriver_core::action::Button::Left, 1),
+            Some("it offers no expand action"),
+        )
+        .await;
+    };
+    let mut w = ctx.watch(&el.obj.bus).await;
+    let result = action::do_action(&ctx.caller, &el.obj, index).await;
+    if !record_action(r, &name, result) {
+        return;
+    }
+    let c = &ctx.caller;
+    let el_ref = &el;
+    let got = w
+        .until(SETTLE, || async move {
+            let now = verify::read(c, &el_ref.obj).await.ok().flatten()?;
+            (expanded(ctx, el_ref, &now).await == Some(want)).then_some(())
+        })
+        .await;
+    w.quiet(QUIET).await;
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!("{e} reads back {word}{}", w.after()));
+        }
+        None => {
+            r.verification.detail = Some(format!(
+                "{e} does not read {word} after {} ms",
+                SETTLE.as_millis()
+            ))
+        }
+    }
+}

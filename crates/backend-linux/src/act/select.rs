@@ -1,0 +1,151 @@
+//! `select`: choosing an option of a combo box, list or tab list by its label through the
+//! container's `Selection` interface — no pointer, no keys, so it works headless — and reading
+//! the selection back.
+
+use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+
+use super::verify::{QUIET, SETTLE};
+use super::{live, refuse, Ctx};
+use crate::atspi::{accessible, selection, Ifaces, Obj};
+use crate::error::LinuxError;
+
+/// The options of a selection container: its children, or (GTK 3 combo boxes) the items of
+/// its menu child.
+async fn options(
+    c: &crate::atspi::connection::Caller,
+    o: &Obj,
+) -> Result<Vec<(Obj, String)>, LinuxError> {
+    let kids = accessible::children(c, o).await?;
+    let mut named = Vec::with_capacity(kids.len());
+    for k in &kids {
+        named.push((k.clone(), accessible::name(c, k).await.unwrap_or_default()));
+    }
+    if let [(only, _)] = named.as_slice() {
+        let role = accessible::role(c, only).await.unwrap_or(0);
+        if role == crate::mapping::role::MENU || crate::mapping::map_role(role).1 == Role::List {
+            let items = accessible::children(c, only).await?;
+            let mut out = Vec::with_capacity(items.len());
+            for k in items {
+                let n = accessible::name(c, &k).await.unwrap_or_default();
+                out.push((k, n));
+            }
+            return Ok(out);
+        }
+    }
+    // A GTK 3 entry combo holds its menu and its entry: the menu is the list.
+    for (k, _) in &named {
+        if accessible::role(c, k).await.ok() == Some(crate::mapping::role::MENU) {
+            let items = accessible::children(c, k).await?;
+            let mut out = Vec::with_capacity(items.len());
+            for i in items {
+                let n = accessible::name(c, &i).await.unwrap_or_default();
+                out.push((i, n));
+            }
+            return Ok(out);
+        }
+    }
+    Ok(named)
+}
+
+/// `select`: the option whose label is `value` (exact, then ignoring case and outer spaces),
+/// through the container's `Selection`; nothing sent when it is already selected.
+pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
+    let Some(el) = ctx.element(r, e) else { return };
+    let l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    if !l.ifaces.has(Ifaces::SELECTION) {
+        return refuse(
+            r,
+            ErrorCode::NotSupported,
+            format!("{e} offers no selection (select works on combo boxes, lists and tab lists)"),
+        );
+    }
+    let c = &ctx.caller;
+    let opts = match options(c, &el.obj).await {
+        Ok(o) => o,
+        Err(err) => return r.error = Some(err.into()),
+    };
+    let exact: Vec<usize> = (0..opts.len()).filter(|&i| opts[i].1 == value).collect();
+    let loose: Vec<usize> = (0..opts.len())
+        .filter(|&i| opts[i].1.trim().eq_ignore_ascii_case(value.trim()))
+        .collect();
+    let pick = if !exact.is_empty() { exact } else { loose };
+    let index = match pick.as_slice() {
+        [i] => *i,
+        [] => {
+            return refuse(
+                r,
+                ErrorCode::InvalidArgs,
+                format!("{e} has no option with that label ({} options)", opts.len()),
+            )
+        }
+        _ => {
+            return refuse(
+                r,
+                ErrorCode::AmbiguousTarget,
+                format!("{} options of {e} have that label", pick.len()),
+            )
+        }
+    };
+    let label = opts[index].1.clone();
+    let is_selected = || async {
+        let by_sel = match selection::selected_child(c, &el.obj, 0).await {
+            Ok(Some(o)) => accessible::name(c, &o).await.ok() == Some(label.clone()),
+            _ => false,
+        };
+        // A GTK 3 combo box names itself after its choice.
+        by_sel
+            || (el.node.role == Role::ComboBox
+                && accessible::name(c, &el.obj).await.ok() == Some(label.clone()))
+    };
+    r.verification.method = "read-back".into();
+    if selection::n_selected(c, &el.obj).await.unwrap_or(0) > 0 && is_selected().await {
+        r.verification.passed = Some(true);
+        r.verification.detail = Some(format!(
+            "option {index} of {e} was already selected: nothing was sent"
+        ));
+        return;
+    }
+    let mut w = ctx.watch(&el.obj.bus).await;
+    r.delivery.method = "selection".into();
+    r.delivery.detail = Some(format!("option {index} of {}", opts.len()));
+    match selection::select_child(c, &el.obj, index as i32).await {
+        Ok(true) => r.delivery.delivered = Delivery::Delivered,
+        Ok(false) => {
+            r.delivery.delivered = Delivery::NotDelivered;
+            r.error = Some(Error::new(
+                ErrorCode::NotSupported,
+                format!("the toolkit refused to select option {index} of {e}"),
+            ));
+            return;
+        }
+        Err(err) => {
+            let d = if matches!(err, LinuxError::Unsupported { .. }) {
+                Delivery::NotDelivered
+            } else {
+                Delivery::Maybe
+            };
+            r.delivery.delivered = d;
+            r.error = Some(Error::from(err).delivered(d));
+            return;
+        }
+    }
+    let got = w
+        .until(SETTLE, || async { is_selected().await.then_some(()) })
+        .await;
+    w.quiet(QUIET).await;
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!("option {index} of {e} reads back selected"));
+        }
+        None => {
+            r.verification.detail = Some(format!(
+                "option {index} of {e} does not read back selected after {} ms",
+                SETTLE.as_millis()
+            ))
+        }
+    }
+}

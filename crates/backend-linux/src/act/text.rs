@@ -1,0 +1,222 @@
+//! `setText` and `typeText` with a ref, through `EditableText`: replace the whole text, or
+//! insert at the caret (never replace the field), each read back. Passwords are read back by
+//! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`).
+
+use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+
+use super::verify::{QUIET, SETTLE};
+use super::{live, Ctx, Element, Live};
+use crate::atspi::{editable_text, state as st, text, Ifaces, Obj};
+use crate::error::LinuxError;
+
+fn is_password(el: &Element<'_>) -> bool {
+    el.node.role == Role::PasswordText || el.node.has_state(uidriver_core::StateFlag::Password)
+}
+
+fn editable(l: &Live) -> bool {
+    l.ifaces.has(Ifaces::EDITABLE_TEXT)
+        && l.ifaces.has(Ifaces::TEXT)
+        && !l.reading.states.has(st::READ_ONLY)
+        && (l.reading.states.has(st::EDITABLE) || l.ifaces.has(Ifaces::EDITABLE_TEXT))
+}
+
+/// Reads all of an element's text (at most `cap` characters) and its length.
+async fn whole_text(
+    c: &crate::atspi::connection::Caller,
+    o: &Obj,
+) -> Result<(i32, String), LinuxError> {
+    let n = text::character_count(c, o).await?;
+    let t = if n > 0 {
+        text::text(c, o, 0, n).await?
+    } else {
+        String::new()
+    };
+    Ok((n, t))
+}
+
+/// Where two texts first differ, in characters.
+fn first_difference(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// `setText`: `EditableText.SetTextContents`, read back whole (length only for passwords); the
+/// caret is then put at the end, where typing the text would have left it, so a following
+/// `typeText` appends.
+pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
+    let Some(el) = ctx.element(r, e) else { return };
+    let l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    if !editable(&l) {
+        let mut err = Error::new(
+            ErrorCode::NotSupported,
+            format!("{e} offers no editable text"),
+        );
+        err = err.with_hint(
+            "Click it and use keypress ctrl+a then typeText, or pick the text field itself.",
+        );
+        r.error = Some(err);
+        return;
+    }
+    let c = &ctx.caller;
+    let mut w = ctx.watch(&el.obj.bus).await;
+    r.delivery.method = "editable-text".into();
+    r.delivery.detail = Some("SetTextContents".into());
+    match editable_text::set_text_contents(c, &el.obj, value).await {
+        Ok(true) => r.delivery.delivered = Delivery::Delivered,
+        Ok(false) => {
+            r.error = Some(Error::new(
+                ErrorCode::NotSupported,
+                format!("the toolkit refused to set the text of {e}"),
+            ));
+            return;
+        }
+        Err(err) => {
+            let d = if matches!(err, LinuxError::Unsupported { .. }) {
+                Delivery::NotDelivered
+            } else {
+                Delivery::Maybe
+            };
+            r.delivery.delivered = d;
+            r.error = Some(Error::from(err).delivered(d));
+            return;
+        }
+    }
+    let want_len = value.chars().count() as i32;
+    let password = is_password(&el);
+    let got = w
+        .until(SETTLE, || async {
+            let (n, t) = whole_text(c, &el.obj).await.ok()?;
+            let ok = if password { n == want_len } else { t == value };
+            ok.then_some(n)
+        })
+        .await;
+    r.verification.method = "read-back".into();
+    match got {
+        Some(n) => {
+            let _ = text::set_caret_offset(c, &el.obj, n).await;
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(if password {
+                format!("{e} holds {n} characters (a password: only its length is read)")
+            } else {
+                format!(
+                    "{e} reads back the {n} characters set{}; caret at the end",
+                    w.after()
+                )
+            });
+        }
+        None => {
+            r.verification.passed = Some(false);
+            r.verification.detail = Some(match whole_text(c, &el.obj).await {
+                Ok((n, _)) if password => format!("{e} holds {n} characters, not {want_len}"),
+                Ok((n, t)) => format!(
+                    "{e} reads back {n} characters, not the {want_len} set (first difference at character {})",
+                    first_difference(&t, value)
+                ),
+                Err(err) => format!("{e} could not be read back: {err}"),
+            });
+        }
+    }
+    w.quiet(QUIET).await;
+}
+
+/// `typeText` with a ref: `EditableText.InsertText` at the caret (the end when it has none),
+/// read back at that offset; without EditableText, typed on the keyboard (`physical.rs`).
+pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
+    let Some(el) = ctx.element(r, e) else { return };
+    let l = match live(&ctx.caller, &el).await {
+        Ok(l) => l,
+        Err(err) => return r.error = Some(err),
+    };
+    if !editable(&l) {
+        return super::keyboard::type_text(ctx, r, Some(&el), value).await;
+    }
+    let c = &ctx.caller;
+    let (count, caret) = match tokio::try_join!(
+        text::character_count(c, &el.obj),
+        text::caret_offset(c, &el.obj)
+    ) {
+        Ok(v) => v,
+        Err(err) => return r.error = Some(err.into()),
+    };
+    let at = if (0..=count).contains(&caret) {
+        caret
+    } else {
+        count
+    };
+    let n = value.chars().count() as i32;
+    let mut w = ctx.watch(&el.obj.bus).await;
+    r.delivery.method = "editable-text".into();
+    r.delivery.detail = Some(format!("InsertText at {at}"));
+    match editable_text::insert_text(c, &el.obj, at, value).await {
+        Ok(true) => r.delivery.delivered = Delivery::Delivered,
+        Ok(false) => {
+            r.error = Some(Error::new(
+                ErrorCode::NotSupported,
+                format!("the toolkit refused to insert text into {e}"),
+            ));
+            return;
+        }
+        Err(err) => {
+            let d = if matches!(err, LinuxError::Unsupported { .. }) {
+                Delivery::NotDelivered
+            } else {
+                Delivery::Maybe
+            };
+            r.delivery.delivered = d;
+            r.error = Some(Error::from(err).delivered(d));
+            return;
+        }
+    }
+    let password = is_password(&el);
+    let got = w
+        .until(SETTLE, || async {
+            let now = text::character_count(c, &el.obj).await.ok()?;
+            if now != count + n {
+                return None;
+            }
+            if password {
+                return Some(());
+            }
+            let t = text::text(c, &el.obj, at, at + n).await.ok()?;
+            (t == value).then_some(())
+        })
+        .await;
+    r.verification.method = "read-back".into();
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!(
+                "{e} has the {n} characters at {at}; {} characters now",
+                count + n
+            ));
+        }
+        None => {
+            let now = text::character_count(c, &el.obj).await.ok();
+            if now == Some(count) {
+                r.verification.passed = Some(false);
+                r.verification.detail = Some(format!(
+                    "{e} still has {count} characters: nothing was inserted"
+                ));
+            } else {
+                r.verification.detail = Some(format!(
+                    "{e} has {} characters (expected {}), or the text at {at} differs",
+                    now.map_or("?".into(), |v| v.to_string()),
+                    count + n
+                ));
+            }
+        }
+    }
+    w.quiet(QUIET).await;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn first_difference_counts_characters() {
+        assert_eq!(super::first_difference("Grüße", "Grüsse"), 3);
+        assert_eq!(super::first_difference("abc", "abc"), 3);
+        assert_eq!(super::first_difference("", "x"), 0);
+    }
+}

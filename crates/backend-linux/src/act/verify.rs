@@ -1,0 +1,373 @@
+//! Checking what a step did: a live reading of the target before and after (states, name,
+//! text, value), and the application's own events in between — nothing else.
+//!
+//! # What counts as evidence
+//! `DoAction` answering `true` is delivery, not proof: at-spi2-atk replies before it runs the
+//! action and GTK applies clicks from an idle callback, so the effect lands a few milliseconds
+//! *after* the reply (GTK 4: up to ~250 ms under load). So every check polls, woken by the
+//! app's events and bounded by [`SETTLE`]:
+//!
+//! 1. **The target itself** (strong): a read-back equals what was asked (`setText`,
+//!    `setValue`, `check`), or a meaningful state flips or the name changes (`press` on a
+//!    toggle, `expand`), or the element or its application is gone (a dialog's OK closed it).
+//! 2. **The application reacted** (weak, `event`): after the input the app emitted a content,
+//!    structure or state event (text inserted, children added, a window created), and it had
+//!    been quiet for 150 ms before the input (the step waits up to 500 ms for that), so the
+//!    event is ours. An app that never quiets (an animation, a clock) cannot give this
+//!    evidence; a slow periodic one (1 Hz) can still fool it now and then — that is why it is
+//!    the weak kind. Focus and window-activation events never
+//!    count: physical input causes those by itself. A press on a plain button (calculator
+//!    keys) can only be verified this way, and the detail names what changed.
+//! 3. **Nothing observable changed**: the step is `unknown`, never `worked` and never replayed.
+//!    An `expect` postcondition (the service's) is the strong check for such steps.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::broadcast;
+use uidriver_core::State;
+
+use crate::atspi::connection::Caller;
+use crate::atspi::events::{Event, Events};
+use crate::atspi::{accessible, state as st, Obj, States};
+use crate::error::LinuxError;
+
+/// How long a step waits for its effect to show. GTK 3 applies most changes synchronously or
+/// from the next idle (≤ 5 ms measured); a GTK 4 button activated through accessibility shows
+/// its pressed look for 250 ms before it emits `clicked` (gnome-calculator keys: first event
+/// 258–343 ms after `DoAction` on this shared 2-core machine).
+pub(crate) const SETTLE: Duration = Duration::from_millis(500);
+/// Once something changed, how long the app must stay quiet before the step ends (the rest of
+/// a burst belongs to this step, not the next one). GTK 3 sends a toggle's events within ~1 ms
+/// of each other; 25 ms leaves a wide margin and costs every step that much once.
+pub(crate) const QUIET: Duration = Duration::from_millis(25);
+/// Before sending, the app must have been quiet (no events our steps did not cause) this long,
+/// or its events cannot be told from ours.
+const QUIET_BEFORE: Duration = Duration::from_millis(150);
+/// How long a step waits for that quiet (an app still busy starting up, say); after this the
+/// step goes ahead and the app's events do not count as evidence.
+const WAIT_FOR_QUIET: Duration = Duration::from_millis(500);
+/// Poll period when no event wakes the check (some changes emit none).
+const TICK: Duration = Duration::from_millis(50);
+
+/// State flags a step can change on purpose (focus and hover flags excluded).
+const MEANINGFUL: &[(u32, &str)] = &[
+    (st::CHECKED, "checked"),
+    (st::PRESSED, "pressed"),
+    (st::EXPANDED, "expanded"),
+    (st::SELECTED, "selected"),
+    (st::INDETERMINATE, "mixed"),
+    (st::SENSITIVE, "sensitive"),
+    (st::SHOWING, "showing"),
+];
+
+/// Milliseconds for a detail: one decimal below 10 ms (GTK 3 often answers in under 1 ms).
+pub(crate) fn millis(d: Duration) -> String {
+    if d < Duration::from_millis(10) {
+        format!("{:.1}", d.as_secs_f64() * 1000.0)
+    } else {
+        d.as_millis().to_string()
+    }
+}
+
+/// A live reading of one element.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Reading {
+    pub states: States,
+    pub name: String,
+}
+
+/// Reads states and name; `Ok(None)` when the element (or its app) is gone.
+pub(crate) async fn read(c: &Caller, o: &Obj) -> Result<Option<Reading>, LinuxError> {
+    let (states, name) = tokio::join!(accessible::states(c, o), accessible::name(c, o));
+    match (states, name) {
+        (Ok(states), Ok(name)) => Ok(Some(Reading { states, name })),
+        (Err(e), _) | (_, Err(e)) if e.is_gone() => Ok(None),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
+
+/// What differs between two readings, in words (`checked: no → yes`), or `None`.
+pub(crate) fn difference(before: &Reading, after: &Reading) -> Option<String> {
+    let mut parts = Vec::new();
+    for (bit, word) in MEANINGFUL {
+        let (b, a) = (before.states.has(*bit), after.states.has(*bit));
+        if b != a {
+            parts.push(format!("{word}: {} → {}", yes(b), yes(a)));
+        }
+    }
+    if before.name != after.name {
+        parts.push("its name changed".into());
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// The application's events during one step.
+pub(crate) struct Watch<'a> {
+    events: &'a Events,
+    rx: broadcast::Receiver<Event>,
+    bus: String,
+    /// When the step started (before any input).
+    pub started: Instant,
+    /// The app was already sending unexplained events: its events prove nothing about ours.
+    pub busy: bool,
+    /// Reaction events seen so far.
+    pub seen: Vec<Event>,
+    /// Events were missed (the receiver lagged): something happened, unknown what.
+    pub lagged: bool,
+    /// Focus moves inside the app (not reactions; keyboard navigation's only effect).
+    pub focus_moves: usize,
+    /// When the checked effect was first seen, counted from [`Watch::started`].
+    pub seen_after: Option<Duration>,
+    /// Raised when the app announced a new top-level window (so the act waits until the
+    /// window manager lists it, and the service's root changes include it).
+    opened: Option<&'a AtomicBool>,
+    /// Object paths the base state knows; a reaction from any other object means the app is
+    /// building something new (a dialog's widgets before its `window:create`).
+    known: Option<&'a HashSet<String>>,
+    /// A reaction came from an object the base state does not know.
+    pub new_objects: bool,
+    /// The app announced a new top-level window during this step.
+    pub new_window: bool,
+}
+
+impl<'a> Watch<'a> {
+    /// Starts listening before anything is sent. When the app is sending events of its own
+    /// (starting up, animating, a clock), waits up to [`WAIT_FOR_QUIET`] for a quiet moment
+    /// first; an app that never quiets is marked busy and its events prove nothing.
+    pub(crate) async fn start(
+        events: &'a Events,
+        bus: &str,
+        opened: Option<&'a AtomicBool>,
+        known: Option<&'a HashSet<String>>,
+    ) -> Watch<'a> {
+        let t0 = Instant::now();
+        let busy = loop {
+            let now = Instant::now();
+            if !events.busy_since(bus, now.checked_sub(QUIET_BEFORE).unwrap_or(now)) {
+                break false;
+            }
+            if now.duration_since(t0) >= WAIT_FOR_QUIET {
+                break true;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        };
+        // Subscribed only now: what the app sent while we waited is not ours to judge.
+        let rx = events.subscribe();
+        Watch {
+            events,
+            rx,
+            bus: bus.to_string(),
+            started: Instant::now(),
+            busy,
+            seen: Vec::new(),
+            lagged: false,
+            focus_moves: 0,
+            seen_after: None,
+            opened,
+            known,
+            new_objects: false,
+            new_window: false,
+        }
+    }
+
+    /// Waits until a reaction event from the app arrives (true) or `until` passes (false).
+    pub(crate) async fn next(&mut self, until: Instant) -> bool {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            match tokio::time::timeout(left, self.rx.recv()).await {
+                Err(_) => return false,
+                Ok(Ok(ev)) if *ev.sender == *self.bus => {
+                    if ev.is_reaction() {
+                        // at-spi2-atk: `window:create` when a toplevel shows, and
+                        // `children-changed:add` on the application's root object.
+                        let new_window = (ev.class == "Window" && &*ev.member == "Create")
+                            || (&*ev.member == "ChildrenChanged"
+                                && ev.detail.starts_with("add")
+                                && &*ev.path == crate::atspi::ROOT_PATH);
+                        if new_window {
+                            self.new_window = true;
+                            if let Some(f) = self.opened {
+                                f.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        if self.known.is_some_and(|k| !k.contains(&*ev.path)) {
+                            self.new_objects = true;
+                        }
+                        self.seen.push(ev);
+                        return true;
+                    }
+                    if ev.class == "Focus"
+                        || (&*ev.member == "StateChanged" && &*ev.detail == "focused")
+                    {
+                        self.focus_moves += 1;
+                    }
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                    self.lagged = true;
+                    return true;
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => return false,
+            }
+        }
+    }
+
+    /// Polls `check` (woken by events, else every [`TICK`]) until it answers or `budget` ends.
+    pub(crate) async fn until<T, F, Fut>(&mut self, budget: Duration, mut check: F) -> Option<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+    {
+        let end = Instant::now() + budget;
+        loop {
+            if let Some(v) = check().await {
+                self.seen_after = Some(self.started.elapsed());
+                return Some(v);
+            }
+            let now = Instant::now();
+            if now >= end {
+                return None;
+            }
+            self.next(end.min(now + TICK)).await;
+        }
+    }
+
+    /// After a reaction from objects the state did not know (the app is building a dialog),
+    /// waits up to [`SETTLE`] for the app to announce the window, so its root is listed with
+    /// this step's root changes. GTK 3 builds a file chooser for ~150 ms before
+    /// `window:create`, with gaps between its bursts.
+    pub(crate) async fn await_window_if_building(&mut self) {
+        if !self.new_objects || self.new_window || self.busy {
+            return;
+        }
+        let end = Instant::now() + SETTLE;
+        while !self.new_window && self.next(end).await {}
+        if self.new_window {
+            self.quiet(SETTLE).await;
+        }
+    }
+
+    /// Waits for the rest of a burst: returns once the app was quiet for [`QUIET`] (or `cap`).
+    pub(crate) async fn quiet(&mut self, cap: Duration) {
+        let end = Instant::now() + cap;
+        loop {
+            let now = Instant::now();
+            if now >= end || !self.next(end.min(now + QUIET)).await {
+                return;
+            }
+        }
+    }
+
+    /// ` (after 3 ms)`: how long the effect took to show, when it was seen.
+    pub(crate) fn after(&self) -> String {
+        self.seen_after
+            .map(|d| format!(" (after {} ms)", millis(d)))
+            .unwrap_or_default()
+    }
+
+    /// Whether the app reacted in a way that can be attributed to this step.
+    pub(crate) fn reacted(&self) -> bool {
+        !self.busy && (!self.seen.is_empty() || self.lagged)
+    }
+
+    /// The reaction in words, with refs of the state where the source is one of its elements:
+    /// `TextChanged (insert) on @e14 text "GtkSourceView" after 12 ms`.
+    pub(crate) fn describe(&self, state: &State) -> String {
+        if self.seen.is_empty() {
+            return "events were missed (the app sent a burst)".into();
+        }
+        let mut parts = Vec::new();
+        for ev in self.seen.iter().take(3) {
+            let mut s = match ev.class {
+                "Window" => format!("window {}", ev.member.to_lowercase()),
+                _ if ev.detail.is_empty() => ev.member.to_string(),
+                _ => format!("{} ({})", ev.member, ev.detail),
+            };
+            let handle = format!("{}:{}", ev.sender, ev.path);
+            if let Some(i) = state.snapshot.nodes.iter().position(|n| n.handle == handle) {
+                let n = &state.snapshot.nodes[i];
+                s.push_str(&format!(" on {} {}", state.ref_of(i), n.role));
+                if let Some(name) = n.name.text() {
+                    s.push_str(&format!(" {}", uidriver_core::outline::quote(name, 40)));
+                }
+            }
+            parts.push(s);
+        }
+        let first = self.seen[0].at.saturating_duration_since(self.started);
+        let more = self.seen.len().saturating_sub(3);
+        let mut out = format!(
+            "the app reacted: {} (first after {} ms)",
+            parts.join("; "),
+            millis(first)
+        );
+        if more > 0 {
+            out.push_str(&format!(" and {more} more"));
+        }
+        out
+    }
+
+    /// Why events cannot count, when the app was busy before the step.
+    pub(crate) fn busy_note(&self) -> Option<&'static str> {
+        self.busy.then_some(
+            "the app was already sending events before this step, so its events cannot be attributed to it",
+        )
+    }
+}
+
+impl Drop for Watch<'_> {
+    fn drop(&mut self) {
+        // Everything the app sent until now is explained by this step; the next step's
+        // busy check starts from here.
+        self.events.account(&self.bus);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(bits: &[u32], name: &str) -> Reading {
+        Reading {
+            states: States(bits.iter().fold(0u64, |a, b| a | (1 << b))),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn only_meaningful_changes_count_as_an_effect() {
+        let before = reading(&[st::SENSITIVE, st::SHOWING], "OK");
+        // Focus comes with physical input by itself: not an effect.
+        assert_eq!(
+            difference(
+                &before,
+                &reading(&[st::SENSITIVE, st::SHOWING, st::FOCUSED], "OK")
+            ),
+            None
+        );
+        assert_eq!(
+            difference(
+                &before,
+                &reading(&[st::SENSITIVE, st::SHOWING, st::CHECKED], "OK")
+            )
+            .as_deref(),
+            Some("checked: no → yes")
+        );
+        assert_eq!(
+            difference(&before, &reading(&[st::SENSITIVE, st::SHOWING], "Done")).as_deref(),
+            Some("its name changed")
+        );
+    }
+}
