@@ -9,7 +9,8 @@
 //! uidriver is timed twice: observing the whole application object (the same scope as the walk
 //! and GetItems: node counts are comparable) and observing the app's window root (what
 //! `observe_ui` does). Medians over `--runs` (10) after one warm-up. Prints a table and writes
-//! JSON (`--json PATH`, default `target/bench_observe.json`).
+//! JSON (`--json PATH`, default `target/bench_observe.json`). Like `observe_ui` in its default and
+//! semantic modes it reads no rectangles; `--bounds` measures a visual look's request instead.
 //!
 //! ```text
 //! cargo run --release -p uidriver-backend-linux --example bench_observe -- --runs 10
@@ -248,7 +249,12 @@ async fn run(sb: &Sandbox, runs: usize, json_path: &Path) -> Res<()> {
         .ok_or("sandbox has no AT_SPI_BUS_ADDRESS")?;
     let linux = LinuxBackend::connect(cfg).await?;
     let roots = linux.list_roots(deadline(5)).await?;
-    let req = ObserveRequest::default();
+    // What `observe_ui` asks for in its default (fused) and semantic modes: no rectangles;
+    // `--bounds` measures a visual look's request instead.
+    let req = ObserveRequest {
+        bounds: std::env::args().any(|a| a == "--bounds"),
+        ..ObserveRequest::default()
+    };
     let mut rows = Vec::new();
     let mut table = vec![format!(
         "{:<20} {:>5} {:>5} {:>5} | {:>8} {:>8} {:>8} {:>8} {:>8} | {:>8} {:>7} {:>8} | complete",

@@ -60,6 +60,8 @@ impl Memo {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Details {
     pub bounds: Option<Bounds>,
+    /// Whether `bounds` was asked for (a missing rectangle then means "none", not "not read").
+    pub bounds_read: bool,
     pub value: Evidence<String>,
     pub numeric: Option<NumericValue>,
     pub text_len: Option<u32>,
@@ -81,9 +83,10 @@ pub(crate) async fn details(
     toolkit: Toolkit,
     origin: Option<(i32, i32)>,
     memo: &Memo,
+    want_bounds: bool,
 ) -> Result<Details, LinuxError> {
     let bounds = async {
-        if !ifaces.has(Ifaces::COMPONENT) {
+        if !want_bounds || !ifaces.has(Ifaces::COMPONENT) {
             return Ok(None);
         }
         let (x, y, w, h) = component::extents(c, obj, component::COORD_SCREEN).await?;
@@ -162,6 +165,7 @@ pub(crate) async fn details(
     }
     let mut d = Details {
         bounds: bounds.ok().flatten(),
+        bounds_read: want_bounds && ifaces.has(Ifaces::COMPONENT),
         actions: actions_r.unwrap_or_default(),
         native_id: id_r.ok().flatten().filter(|s| !s.is_empty()),
         ..Details::default()

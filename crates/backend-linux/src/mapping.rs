@@ -272,6 +272,12 @@ pub(crate) fn text_is_value(role_n: u32, s: States, ifaces: Ifaces) -> bool {
 }
 
 /// Capabilities derived from interfaces, role, states and action names.
+/// Roles whose content is only pixels (drawing areas, canvases, images): their rectangles decide
+/// whether an observation needs an image, so they are measured even in a look without bounds.
+pub(crate) fn is_pixel_surface(role_n: u32) -> bool {
+    matches!(map_role(role_n).1, Role::Canvas | Role::Image)
+}
+
 pub(crate) fn capabilities(
     role: Role,
     s: States,

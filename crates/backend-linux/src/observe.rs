@@ -171,25 +171,36 @@ pub(crate) async fn observe(
     let mut phases: Vec<(&str, f64)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
 
-    // A stopped app never answers: find out with one small call (500 ms) before the big one.
-    let root_role = c
-        .call_within(
-            lim.ping,
-            &scope.root.bus,
-            &scope.root.path,
-            "org.a11y.atspi.Accessible",
-            "GetRole",
-            &(),
-        )
-        .await
-        .map(|r: u32| r)?;
-    phases.push(("ping", ms(t0)));
-
+    // A stopped app never answers: a small call with a short timeout (500 ms) finds out. It
+    // runs alongside the cache call rather than before it (one round trip less for every
+    // look); when the ping fails first, the cache call is dropped unanswered.
     let t_items = Instant::now();
     // The cache call gets most of the time but not all: if it is too slow (a huge tree), the
     // walk still has time to return something.
     let items_timeout = deadline.remaining().mul_f64(0.6);
-    let index = match cache::get_items(&c, &scope.root.bus, items_timeout).await {
+    let ping = c.call_within::<_, u32>(
+        lim.ping,
+        &scope.root.bus,
+        &scope.root.path,
+        "org.a11y.atspi.Accessible",
+        "GetRole",
+        &(),
+    );
+    let items = cache::get_items(&c, &scope.root.bus, items_timeout);
+    tokio::pin!(ping, items);
+    let (root_role, items) = tokio::select! {
+        p = &mut ping => {
+            let role = p?;
+            phases.push(("ping", ms(t0)));
+            (role, items.await)
+        }
+        i = &mut items => {
+            let role = ping.await?;
+            phases.push(("ping", ms(t0)));
+            (role, i)
+        }
+    };
+    let index = match items {
         Ok(items) => CacheIndex::build(&scope.root.bus, items),
         Err(e) if e.is_gone() => return Err(e),
         Err(e) if e.is_unresponsive() => {
@@ -254,12 +265,26 @@ pub(crate) async fn observe(
                 );
                 waiting_details.insert(n);
                 let (c, tk, origin, memo) = (&c, scope.toolkit, scope.origin, scope.memo);
+                // Rectangles cost a call each: read them when asked, and always for the root and
+                // for surfaces that only pixels describe (what decides a visual look).
+                let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n);
                 pending.push(
                     async move {
                         Done::Details(
                             n,
-                            details(c, &obj, role_n, states, ifaces, no_name, tk, origin, memo)
-                                .await,
+                            details(
+                                c,
+                                &obj,
+                                role_n,
+                                states,
+                                ifaces,
+                                no_name,
+                                tk,
+                                origin,
+                                memo,
+                                want_bounds,
+                            )
+                            .await,
                         )
                     }
                     .boxed(),
@@ -872,7 +897,10 @@ fn to_node(r: Raw, new_index: &[usize]) -> Node {
         Some(t) if r.d.name.trim().is_empty() => Evidence::Known(t),
         _ => Evidence::from_text(r.d.name.clone()),
     };
-    let has_box = bounds.is_some_and(|b| b.is_visible());
+    // Unread rectangles (a look without bounds) still mean "on screen, clickable by grounding".
+    let bounds_read = r.details.as_ref().is_some_and(|d| d.bounds_read);
+    let has_box = bounds.is_some_and(|b| b.is_visible())
+        || (!bounds_read && showing && r.d.ifaces.has(crate::atspi::Ifaces::COMPONENT));
     let caps = mapping::capabilities(role, r.d.states, r.d.ifaces, &actions, has_box);
     Node {
         role,
@@ -1003,6 +1031,7 @@ mod tests {
         let req = ObserveRequest {
             max_nodes: 4,
             max_children: 10,
+            ..ObserveRequest::default()
         };
         let mut seen = HashSet::from(["/r".to_string()]);
         let mut to_plan = Vec::new();
@@ -1059,6 +1088,7 @@ mod tests {
         let tight = ObserveRequest {
             max_nodes: 2,
             max_children: 10,
+            ..ObserveRequest::default()
         };
         let mut seen = HashSet::from(["/r".to_string()]);
         add_children(

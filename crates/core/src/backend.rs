@@ -52,6 +52,10 @@ pub struct ObserveRequest {
     pub max_nodes: usize,
     /// Most children walked under one container that manages its descendants (tables, trees).
     pub max_children: usize,
+    /// Read every node's screen rectangle. Where a platform pays a call per rectangle (AT-SPI),
+    /// a backend may skip them when `false`, except for nodes whose pixels matter for deciding
+    /// to look visually (canvases, images, the root); acting re-reads them live anyway.
+    pub bounds: bool,
 }
 
 impl Default for ObserveRequest {
@@ -59,6 +63,7 @@ impl Default for ObserveRequest {
         ObserveRequest {
             max_nodes: 20_000,
             max_children: 500,
+            bounds: true,
         }
     }
 }

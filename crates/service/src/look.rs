@@ -46,11 +46,27 @@ impl Service {
     ) -> Result<Arc<State>, Error> {
         let started = Instant::now();
         let backend = self.backend_named(&spec.info.backend)?.clone();
+        // Rectangles are read when pixels will be matched to nodes (visual); fused mode reads
+        // them only once the tree turned out poor and an image will be taken.
         let mut snapshot = if spec.info.has_tree {
-            run_observe(backend.as_ref(), spec.info, deadline).await?
+            run_observe(
+                backend.as_ref(),
+                spec.info,
+                spec.mode == Mode::Visual,
+                deadline,
+            )
+            .await?
         } else {
             bare_window(spec.info)
         };
+        let pixels = match spec.mode {
+            Mode::Semantic => false,
+            Mode::Visual => true,
+            Mode::Fused => !spec.info.has_tree || crate::pixels::tree_is_poor(&snapshot),
+        };
+        if pixels && spec.mode == Mode::Fused && spec.info.has_tree {
+            snapshot = run_observe(backend.as_ref(), spec.info, true, deadline).await?;
+        }
         // A malformed tree would make refs and diffs lie; refuse it rather than store it.
         if let Err(why) = snapshot.check() {
             return Err(Error::internal(format!(
@@ -58,15 +74,12 @@ impl Service {
                 spec.info.backend
             )));
         }
-        let (image, ocr) = self
-            .gather_pixels(
-                backend.as_ref(),
-                spec.info,
-                &mut snapshot,
-                spec.mode,
-                deadline,
-            )
-            .await;
+        let (image, ocr) = if pixels {
+            self.gather_pixels(backend.as_ref(), spec.info, &mut snapshot, deadline)
+                .await
+        } else {
+            (None, vec![])
+        };
         snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
         let successor = spec.successor_of.is_some();
         let previous = spec.successor_of.or_else(|| self.store.latest(spec.root));
@@ -86,27 +99,18 @@ impl Service {
         Ok(state)
     }
 
-    /// Captures, encodes and reads text from the root's pixels when the mode asks for it.
-    /// Failures become notes on the snapshot: a missing image never fails an observation.
+    /// Captures, encodes and reads text from the root's pixels. Failures become notes on the
+    /// snapshot: a missing image never fails an observation.
     async fn gather_pixels(
         &self,
         backend: &dyn Backend,
         info: &RootInfo,
         snapshot: &mut Snapshot,
-        mode: Mode,
         deadline: Deadline,
     ) -> (
         Option<uidriver_core::ImageInfo>,
         Vec<uidriver_core::OcrText>,
     ) {
-        let wanted = match mode {
-            Mode::Semantic => false,
-            Mode::Visual => true,
-            Mode::Fused => !info.has_tree || crate::pixels::tree_is_poor(snapshot),
-        };
-        if !wanted {
-            return (None, vec![]);
-        }
         match crate::pixels::capture_and_read(
             backend,
             info,
@@ -133,7 +137,13 @@ impl Service {
         let deadline = Deadline::after(self.config.observe_timeout);
         let guard = self.lanes.enter(&state.root_info.resource).await;
         guard.check(state.epoch)?;
-        let mut snapshot = state.snapshot.clone();
+        // A fresh look with rectangles (the stored one may have none): OCR lines are matched
+        // to nodes by their boxes. No write happened since `state` (epoch checked above).
+        let mut snapshot = if state.root_info.has_tree {
+            run_observe(backend.as_ref(), &state.root_info, true, deadline).await?
+        } else {
+            state.snapshot.clone()
+        };
         let (image, ocr) = crate::pixels::capture_and_read(
             backend.as_ref(),
             &state.root_info,
@@ -162,14 +172,14 @@ impl Service {
 async fn run_observe(
     backend: &dyn Backend,
     info: &RootInfo,
+    bounds: bool,
     deadline: Deadline,
 ) -> Result<Snapshot, Error> {
-    match tokio::time::timeout(
-        deadline.remaining(),
-        backend.observe(info, &ObserveRequest::default(), deadline),
-    )
-    .await
-    {
+    let req = ObserveRequest {
+        bounds,
+        ..ObserveRequest::default()
+    };
+    match tokio::time::timeout(deadline.remaining(), backend.observe(info, &req, deadline)).await {
         Ok(r) => r,
         Err(_) => Err(Error::new(
             uidriver_core::ErrorCode::AppUnresponsive,

@@ -115,6 +115,10 @@ pub fn node_json(state: &State, i: usize) -> Value {
         if let Some(img) = &state.image {
             m.insert("imageBounds".into(), json!(img.to_image(&b)));
         }
+    } else if n.caps.contains(uidriver_core::Capability::Click) {
+        // On screen but not measured in this look (a semantic look skips rectangles; acting
+        // measures its target live, and a visual look measures everything).
+        unread.push("bounds");
     }
     if let Some(id) = &n.native_id {
         m.insert("nativeId".into(), json!(id));

@@ -1420,7 +1420,12 @@ fn a_click_on_a_covered_point_is_refused_by_the_hit_test() {
             let app = d.launch(&["mousepad"]).await;
             let svc = &d.svc;
             let root = root_of(svc, app.pid, "Mousepad").await;
-            let s0 = observe(svc, &root).await;
+            // A visual look measures every element (a semantic one skips rectangles).
+            let s0 = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await
+                ["stateId"]
+                .as_str()
+                .expect("stateId")
+                .to_string();
             let view = one(
                 svc,
                 &s0,

@@ -171,6 +171,7 @@ fn roots_observation_and_completeness() {
                     let req = ObserveRequest {
                         max_nodes: 40,
                         max_children: 500,
+                        ..ObserveRequest::default()
                     };
                     let small = linux
                         .observe(&root, &req, secs(10))

@@ -85,6 +85,8 @@ async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc
     let req = ObserveRequest {
         max_nodes: 20_000,
         max_children: 5_000,
+        // Match the rest of the state: rectangles only where the state has an image.
+        bounds: state.image.is_some(),
     };
     let sub = tokio::time::timeout(
         deadline.remaining(),
