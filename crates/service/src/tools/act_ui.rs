@@ -151,20 +151,28 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         .as_ref()
         .filter(|_| all_worked)
         .map(|e| deadline.cap(e.timeout()));
+    // One listing per look serves both finding the root again and the root changes.
+    let mut after: Vec<Listed>;
     loop {
-        let now_info = match svc.refresh_root(base.root, &info, deadline).await {
-            Ok(i) => i,
-            Err(e) if e.code == ErrorCode::TargetClosed => {
-                closed = Some(e);
-                break;
-            }
-            Err(e) => {
-                return Err(e.delivered(if delivered {
-                    Delivery::Delivered
-                } else {
-                    Delivery::NotDelivered
-                }))
-            }
+        after = app_roots(svc, &info, deadline).await;
+        let Some(now_info) = after
+            .iter()
+            .find(|l| l.info.key == info.key)
+            .map(|l| l.info.clone())
+        else {
+            closed = Some(
+                Error::new(
+                    ErrorCode::TargetClosed,
+                    format!(
+                        "{} ({} {:?}) closed",
+                        base.root,
+                        info.kind.as_str(),
+                        info.title
+                    ),
+                )
+                .delivered(Delivery::Delivered),
+            );
+            break;
         };
         let s = svc
             .look(
@@ -208,7 +216,6 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         .await;
     }
     drop(guard);
-    let after = app_roots(svc, &info, Deadline::after(Duration::from_secs(3))).await;
     Ok(render(
         svc,
         &a,
