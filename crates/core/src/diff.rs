@@ -182,3 +182,119 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Evidence, Node, ResourceKey, RootInfo, RootKind, Snapshot};
+    use crate::state::NewState;
+    use crate::vocab::Role;
+    use crate::{RootRef, StateId};
+    use std::sync::Arc;
+
+    fn info() -> RootInfo {
+        RootInfo {
+            key: "k".into(),
+            backend: "memory".into(),
+            kind: RootKind::Window,
+            app: "a".into(),
+            pid: Some(1),
+            title: "t".into(),
+            focused: false,
+            modal: false,
+            bounds: None,
+            resource: ResourceKey::Desktop(1),
+            stacking: None,
+            has_tree: true,
+            hidden: false,
+            window_id: None,
+            url: None,
+            same_as: None,
+        }
+    }
+
+    /// A window (handle `root`) with buttons named `names` (handles `b<i>`).
+    fn snap(root: &str, names: &[&str]) -> Snapshot {
+        let mut nodes = vec![Node {
+            role: Role::Window,
+            handle: root.into(),
+            children: (1..=names.len()).collect(),
+            ..Node::default()
+        }];
+        for (i, n) in names.iter().enumerate() {
+            nodes.push(Node {
+                role: Role::Button,
+                name: Evidence::from_text(*n),
+                handle: format!("b{i}"),
+                parent: Some(0),
+                ..Node::default()
+            });
+        }
+        Snapshot {
+            nodes,
+            complete: true,
+            ..Snapshot::default()
+        }
+    }
+
+    fn state(id: u64, s: Snapshot, prev: Option<Arc<State>>) -> Arc<State> {
+        Arc::new(State::build(NewState {
+            id: StateId::from_raw(id),
+            root: RootRef::from_raw(1),
+            root_info: info(),
+            epoch: 0,
+            snapshot: s,
+            image: None,
+            ocr: vec![],
+            successor: prev.is_some(),
+            previous: prev,
+        }))
+    }
+
+    #[test]
+    fn a_small_change_is_a_diff() {
+        let a = state(1, snap("w", &["OK", "Cancel"]), None);
+        let b = state(2, snap("w", &["OK", "Close"]), Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!((d.added.len(), d.removed.len(), d.updated.len()), (0, 0, 1));
+        assert_eq!(full_view_reason(&a, &b, &d), None);
+        assert!(render_diff(&a, &b, &d).contains("~ @e3 button \"Close\" (was \"Cancel\")"));
+    }
+
+    #[test]
+    fn a_different_root_element_falls_back_to_the_full_view() {
+        let a = state(1, snap("w", &["OK"]), None);
+        let b = state(2, snap("other-window", &["OK"]), Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!(
+            full_view_reason(&a, &b, &d),
+            Some(FullViewReason::RootChanged)
+        );
+    }
+
+    #[test]
+    fn too_few_kept_refs_fall_back_to_the_full_view() {
+        let a = state(1, snap("w", &["a", "b", "c", "d"]), None);
+        // Same root, but every button replaced by new elements with new names.
+        let mut s = snap("w", &["e", "f", "g", "h", "i", "j"]);
+        for (i, n) in s.nodes.iter_mut().enumerate().skip(1) {
+            n.handle = format!("new{i}");
+        }
+        let b = state(2, s, Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!(full_view_reason(&a, &b, &d), Some(FullViewReason::LowMatch));
+    }
+
+    #[test]
+    fn too_many_changes_fall_back_to_the_full_view() {
+        let names: Vec<String> = (0..60).map(|i| format!("n{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let a = state(1, snap("w", &refs), None);
+        let renamed: Vec<String> = (0..60).map(|i| format!("m{i}")).collect();
+        let refs2: Vec<&str> = renamed.iter().map(String::as_str).collect();
+        let b = state(2, snap("w", &refs2), Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!(d.updated.len(), 60);
+        assert_eq!(full_view_reason(&a, &b, &d), Some(FullViewReason::TooLarge));
+    }
+}

@@ -1,0 +1,151 @@
+//! The command line as a user runs it: `uidriver sandbox start|env|stop`, `uidriver sandbox --
+//! CMD`, `uidriver doctor` inside and outside a desktop, and `uidriver call` exit codes. Each
+//! test bounds its run time, and every sandbox it starts is stopped.
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+const EXE: &str = env!("CARGO_BIN_EXE_uidriver");
+
+fn have_xvfb() -> bool {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .any(|d| std::path::Path::new(d).join("Xvfb").is_file())
+}
+
+/// Runs the binary with a clean desktop environment (no inherited display or buses) and a
+/// private runtime dir, killing it after `secs`.
+fn run(args: &[&str], secs: u64) -> Output {
+    let dir = std::env::temp_dir().join(format!("uidriver-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = Command::new(EXE);
+    c.args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("AT_SPI_BUS_ADDRESS")
+        .env("XDG_RUNTIME_DIR", &dir)
+        .env("XDG_STATE_HOME", dir.join("state"));
+    let mut child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    // Poll instead of a timer thread: `Child::kill` only signals a child not yet reaped, so a
+    // recycled pid can never be hit.
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn doctor_fails_without_a_desktop_and_passes_inside_a_sandbox() {
+    let out = run(&["doctor"], 60);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("fix: "),
+        "every failure carries its fix"
+    );
+    if !have_xvfb() {
+        eprintln!("skipped the sandbox half: Xvfb is not installed");
+        return;
+    }
+    let out = run(&["sandbox", "--", EXE, "doctor"], 90);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    for check in [
+        "display",
+        "XTEST",
+        "session bus",
+        "accessibility bus",
+        "toolkit accessibility",
+    ] {
+        assert!(
+            t.lines().any(|l| l.starts_with("ok") && l.contains(check)),
+            "{check}: {t}"
+        );
+    }
+}
+
+#[test]
+fn long_lived_sandbox_start_env_stop() {
+    if !have_xvfb() {
+        eprintln!("skipped: Xvfb is not installed");
+        return;
+    }
+    let name = format!("clitest{}", std::process::id());
+    let out = run(&["sandbox", "start", "--name", &name], 60);
+    assert!(out.status.success(), "{}", text(&out));
+    let env = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(env.contains("export DISPLAY=':"), "{env}");
+    let again = run(&["sandbox", "env", "--name", &name], 30);
+    assert_eq!(String::from_utf8_lossy(&again.stdout), env, "env is stable");
+    // The X server it started answers.
+    let display = env
+        .lines()
+        .find_map(|l| l.strip_prefix("export DISPLAY='"))
+        .and_then(|l| l.strip_suffix('\''))
+        .unwrap()
+        .to_string();
+    let xd = Command::new("xdpyinfo")
+        .args(["-display", &display])
+        .output()
+        .unwrap();
+    let stop = run(&["sandbox", "stop", "--name", &name], 60);
+    assert!(stop.status.success(), "{}", text(&stop));
+    assert!(xd.status.success(), "xdpyinfo on the sandbox display");
+    let gone = Command::new("xdpyinfo")
+        .args(["-display", &display])
+        .output()
+        .unwrap();
+    assert!(!gone.status.success(), "the display is gone after stop");
+}
+
+#[test]
+fn call_exit_codes_follow_the_documented_table() {
+    let bad_json = run(&["call", "find_roots", "{not json"], 30);
+    assert_eq!(bad_json.status.code(), Some(2), "{}", text(&bad_json));
+    let dir = std::env::temp_dir().join(format!("uidriver-cli-test-{}", std::process::id()));
+    let sock = dir.join("exit-codes.sock");
+    let sock = sock.to_str().unwrap();
+    let invalid = run(
+        &[
+            "call",
+            "act_ui",
+            "{\"stateId\":\"s1\",\"actions\":[]}",
+            "--socket",
+            sock,
+        ],
+        60,
+    );
+    assert_eq!(invalid.status.code(), Some(2), "{}", text(&invalid));
+    let stale = run(
+        &[
+            "call",
+            "search_ui",
+            "{\"stateId\":\"s999999\",\"text\":\"x\"}",
+            "--socket",
+            sock,
+        ],
+        60,
+    );
+    assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
+    assert!(text(&stale).contains("stale_state"));
+    let stopped = run(&["daemon", "stop", "--socket", sock], 30);
+    assert!(stopped.status.success(), "{}", text(&stopped));
+}
