@@ -304,6 +304,7 @@ pub(crate) async fn observe(
                 Plan::Hidden if n == 0 => Plan::Call { managed: false },
                 p => p,
             };
+            let reorder = matches!(p, Plan::Reorder(_));
             match p {
                 Plan::Leaf => {}
                 Plan::Hidden => {
@@ -312,7 +313,7 @@ pub(crate) async fn observe(
                         reason: "hidden".into(),
                     });
                 }
-                Plan::Cached(paths) => {
+                Plan::Cached(paths) | Plan::Reorder(paths) => {
                     let kids = paths
                         .iter()
                         .filter_map(|p| index.by_path.get(p))
@@ -330,32 +331,17 @@ pub(crate) async fn observe(
                         &mut to_plan,
                         scope.toolkit,
                     );
-                }
-                Plan::Reorder(paths) => {
-                    let kids = paths
-                        .iter()
-                        .filter_map(|p| index.by_path.get(p))
-                        .map(Described::from)
-                        .collect();
-                    add_children(
-                        &mut nodes,
-                        n,
-                        Kids {
-                            kids,
-                            skipped: None,
-                        },
-                        req,
-                        &mut seen,
-                        &mut to_plan,
-                        scope.toolkit,
-                    );
-                    walked += 1;
-                    waiting_kids.insert(n);
-                    let obj = nodes[n].d.obj.clone();
-                    let c = &c;
-                    pending.push(
-                        async move { Done::Order(n, accessible::children(c, &obj).await) }.boxed(),
-                    );
+                    // The cache lists children out of order here: ask for the order.
+                    if reorder {
+                        walked += 1;
+                        waiting_kids.insert(n);
+                        let obj = nodes[n].d.obj.clone();
+                        let c = &c;
+                        pending.push(
+                            async move { Done::Order(n, accessible::children(c, &obj).await) }
+                                .boxed(),
+                        );
+                    }
                 }
                 Plan::Call { managed } => {
                     walked += 1;
