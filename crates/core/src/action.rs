@@ -122,6 +122,21 @@ pub enum Button {
     Right,
 }
 
+impl Button {
+    /// Parses a step's `button` field (absent means left); `at` names the step in errors.
+    pub fn parse(at: &str, b: Option<&str>) -> Result<Button> {
+        match b {
+            None | Some("left") => Ok(Button::Left),
+            Some("right") => Ok(Button::Right),
+            Some("middle") => Ok(Button::Middle),
+            Some(_) => Err(Error::invalid(
+                &format!("{at}.button"),
+                "expected left, right or middle",
+            )),
+        }
+    }
+}
+
 /// A parsed key chord: modifiers and one key name (`Return`, `F2`, `a`, `ä`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyChord {
@@ -449,17 +464,7 @@ impl RawStep {
                 )),
             }
         };
-        let button = || -> Result<Button> {
-            match self.button.as_deref() {
-                None | Some("left") => Ok(Button::Left),
-                Some("right") => Ok(Button::Right),
-                Some("middle") => Ok(Button::Middle),
-                Some(_) => Err(Error::invalid(
-                    &format!("{at}.button"),
-                    "expected left, right or middle",
-                )),
-            }
-        };
+        let button = || Button::parse(at, self.button.as_deref());
         let text = |what: &str| -> Result<String> {
             let t = self.text.clone().ok_or_else(|| {
                 Error::invalid(&format!("{at}.text"), format!("{what} needs text"))

@@ -186,32 +186,11 @@ pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Evidence, Node, ResourceKey, RootInfo, RootKind, Snapshot};
+    use crate::model::{Evidence, Node, Snapshot};
     use crate::state::NewState;
     use crate::vocab::Role;
     use crate::{RootRef, StateId};
     use std::sync::Arc;
-
-    fn info() -> RootInfo {
-        RootInfo {
-            key: "k".into(),
-            backend: "memory".into(),
-            kind: RootKind::Window,
-            app: "a".into(),
-            pid: Some(1),
-            title: "t".into(),
-            focused: false,
-            modal: false,
-            bounds: None,
-            resource: ResourceKey::Desktop(1),
-            stacking: None,
-            has_tree: true,
-            hidden: false,
-            window_id: None,
-            url: None,
-            same_as: None,
-        }
-    }
 
     /// A window (handle `root`) with buttons named `names` (handles `b<i>`).
     fn snap(root: &str, names: &[&str]) -> Snapshot {
@@ -241,7 +220,7 @@ mod tests {
         Arc::new(State::build(NewState {
             id: StateId::from_raw(id),
             root: RootRef::from_raw(1),
-            root_info: info(),
+            root_info: crate::store::tests::root_info("k"),
             epoch: 0,
             snapshot: s,
             image: None,

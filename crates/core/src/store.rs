@@ -206,7 +206,7 @@ impl RootRegistry {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Node, ResourceKey, RootKind, Snapshot};
     use crate::state::NewState;

@@ -224,18 +224,6 @@ fn parse_frame(svc: &Service, id: &str) -> Result<Arc<Frame>, Error> {
         })
 }
 
-fn button(at: &str, b: Option<&str>) -> Result<Button, Error> {
-    match b {
-        None | Some("left") => Ok(Button::Left),
-        Some("right") => Ok(Button::Right),
-        Some("middle") => Ok(Button::Middle),
-        Some(_) => Err(Error::invalid(
-            &format!("{at}.button"),
-            "expected left, right or middle",
-        )),
-    }
-}
-
 /// Validated events in screen pixels, and every point they touch (for the frame check).
 type Plan = (Vec<ScreenInput>, Vec<(i32, i32)>);
 
@@ -301,7 +289,7 @@ fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<Plan, Error>
                     return Err(Error::invalid(&format!("{at}.count"), "expected 1, 2 or 3"));
                 }
                 let (sx, sy) = map(x, y, "x")?;
-                ScreenInput::Click { x: sx, y: sy, button: button(&at, a.button.as_deref())?, count }
+                ScreenInput::Click { x: sx, y: sy, button: Button::parse(&at, a.button.as_deref())?, count }
             }
             "scroll" => {
                 let (x, y) = xy(a.x, a.y)?;
@@ -320,7 +308,7 @@ fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<Plan, Error>
                 for p in path {
                     pts.push(map(p.x, p.y, "path")?);
                 }
-                ScreenInput::Drag(pts, button(&at, a.button.as_deref())?)
+                ScreenInput::Drag(pts, Button::parse(&at, a.button.as_deref())?)
             }
             "typeText" => {
                 let t = a.text.clone().filter(|t| !t.is_empty()).ok_or_else(|| Error::invalid(&format!("{at}.text"), "needs text"))?;
