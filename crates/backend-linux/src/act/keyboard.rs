@@ -10,7 +10,7 @@ use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::deliver::{self, Aim, Send};
 use super::verify::{self, QUIET, SETTLE};
-use super::{live, needs_foreground, refuse, Ctx, Element};
+use super::{needs_foreground, nothing_to_send, refuse, Ctx, Element};
 use crate::atspi::{component, state as st, text, Obj};
 use crate::x11::window::Activation;
 use deliver::{deliver_held, events_only, exclusive, failed, record, watch_app};
@@ -29,18 +29,14 @@ pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
             "giving keyboard focus raises and activates the window (GTK 3 presents it)",
         );
     }
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     r.verification.method = "focus".into();
     let c = &ctx.caller;
     let active = window_active(ctx).await;
     if l.reading.states.has(st::FOCUSED) && active != Some(false) {
-        r.verification.passed = Some(true);
-        r.verification.detail = Some(format!("{e} already had the focus: nothing was sent"));
-        return;
+        return nothing_to_send(r, format!("{e} already had the focus"));
     }
     if !l.reading.states.has(st::FOCUSABLE) {
         return refuse(

@@ -49,6 +49,7 @@ use uidriver_core::{
 
 use crate::atspi::connection::Caller;
 use crate::atspi::{accessible, action, Ifaces, Obj};
+use crate::error::LinuxError;
 use crate::roots::Target;
 use crate::LinuxBackend;
 
@@ -216,8 +217,14 @@ pub(crate) struct Element<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Resolves a ref and records it as the step's grounding.
-    pub(crate) fn element(&self, r: &mut StepReport, e: ElementRef) -> Option<Element<'a>> {
+    /// Records `e` as the step's grounding and finds its node, with its live object when it
+    /// has one (none: known only from the image). `None`, with `stale_ref`, when the state does
+    /// not hold it. Both ways of grounding a ref start here, so they agree on what is stale.
+    fn ground_ref(
+        &self,
+        r: &mut StepReport,
+        e: ElementRef,
+    ) -> Option<(usize, &'a Node, Option<Obj>)> {
         r.grounding.method = "ref".into();
         r.grounding.r#ref = Some(e);
         let state: &'a State = self.state;
@@ -229,7 +236,13 @@ impl<'a> Ctx<'a> {
             return None;
         };
         let node = &state.snapshot.nodes[index];
-        match Obj::from_handle(&node.handle) {
+        Some((index, node, Obj::from_handle(&node.handle)))
+    }
+
+    /// Resolves a ref and records it as the step's grounding.
+    pub(crate) fn element(&self, r: &mut StepReport, e: ElementRef) -> Option<Element<'a>> {
+        let (index, node, obj) = self.ground_ref(r, e)?;
+        match obj {
             Some(obj) => Some(Element {
                 r: e,
                 index,
@@ -249,22 +262,29 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// [`Ctx::element`] and what it offers now ([`live`]); `None` once the step's error is
+    /// recorded (stale, gone, unanswered), before anything was sent.
+    pub(crate) async fn live_element(
+        &self,
+        r: &mut StepReport,
+        e: ElementRef,
+    ) -> Option<(Element<'a>, Live)> {
+        let el = self.element(r, e)?;
+        match live(&self.caller, &el).await {
+            Ok(l) => Some((el, l)),
+            Err(err) => {
+                r.error = Some(err);
+                None
+            }
+        }
+    }
+
     /// A ref grounded for the pointer: its live accessible object, or — for an element known
     /// only from the state's pixels (OCR text, a window without an accessibility tree) — the
     /// centre of its box, valid while the window still matches the image (the frame check).
     pub(crate) fn pointer_ref(&self, r: &mut StepReport, e: ElementRef) -> Option<RefAim<'a>> {
-        r.grounding.method = "ref".into();
-        r.grounding.r#ref = Some(e);
-        let state: &'a State = self.state;
-        let Ok(index) = state.resolve(e) else {
-            r.error = Some(Error::new(
-                ErrorCode::StaleRef,
-                format!("{e} is not in this state"),
-            ));
-            return None;
-        };
-        let node = &state.snapshot.nodes[index];
-        if let Some(obj) = Obj::from_handle(&node.handle) {
+        let (index, node, obj) = self.ground_ref(r, e)?;
+        if let Some(obj) = obj {
             return Some(RefAim::Live(Element {
                 r: e,
                 index,
@@ -272,7 +292,7 @@ impl<'a> Ctx<'a> {
                 obj,
             }));
         }
-        match (node.bounds, &state.image) {
+        match (node.bounds, &self.state.image) {
             (Some(b), Some(_)) if b.is_visible() => Some(RefAim::Pixels(b.center())),
             _ => {
                 r.error = Some(Error::new(
@@ -374,6 +394,54 @@ pub(crate) fn pick_action(actions: &[String], wanted: &[&str]) -> Option<(i32, S
 pub(crate) fn refuse(r: &mut StepReport, code: ErrorCode, message: impl Into<String>) {
     r.delivery.delivered = Delivery::NotDelivered;
     r.error = Some(Error::new(code, message));
+}
+
+/// Records a semantic call that failed. Only a missing interface or method before anything
+/// else of the step was delivered proves that nothing was sent; any other failure may have
+/// reached the app (`maybe`), so the step is never repeated by other means.
+pub(crate) fn semantic_failed(r: &mut StepReport, err: LinuxError) {
+    let d = if r.delivery.delivered != Delivery::Delivered
+        && matches!(err, LinuxError::Unsupported { .. })
+    {
+        Delivery::NotDelivered
+    } else {
+        Delivery::Maybe
+    };
+    r.delivery.delivered = d;
+    r.error = Some(Error::from(err).delivered(d));
+}
+
+/// Records the answer of a semantic call that says whether the toolkit accepted it
+/// (`SetTextContents`, `InsertText`, `SelectChild`): `true` is delivered, `false` a refusal
+/// that sent nothing (`refused` says what was refused), a failure as [`semantic_failed`].
+/// Returns whether it was delivered (and verification should follow).
+pub(crate) fn record_answer(
+    r: &mut StepReport,
+    answer: std::result::Result<bool, LinuxError>,
+    refused: impl FnOnce() -> String,
+) -> bool {
+    match answer {
+        Ok(true) => {
+            r.delivery.delivered = Delivery::Delivered;
+            true
+        }
+        Ok(false) => {
+            r.delivery.delivered = Delivery::NotDelivered;
+            r.error = Some(Error::new(ErrorCode::NotSupported, refused()));
+            false
+        }
+        Err(err) => {
+            semantic_failed(r, err);
+            false
+        }
+    }
+}
+
+/// Records a step whose wanted state already holds (`detail` says which): verified, and
+/// nothing was sent.
+pub(crate) fn nothing_to_send(r: &mut StepReport, detail: String) {
+    r.verification.passed = Some(true);
+    r.verification.detail = Some(format!("{detail}: nothing was sent"));
 }
 
 /// `foreground_required`: the step needs physical input and the policy forbids it.

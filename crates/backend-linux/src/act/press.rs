@@ -10,7 +10,9 @@ use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::deliver::Send;
 use super::verify::{self, difference, Reading, Watch, QUIET, SETTLE};
-use super::{live, needs_foreground, pick_action, refuse, Ctx, Element, Live, RefAim};
+use super::{
+    live, needs_foreground, nothing_to_send, pick_action, refuse, Ctx, Element, Live, RefAim,
+};
 use crate::atspi::{accessible, action, state as st, Obj};
 use crate::error::LinuxError;
 use uidriver_core::action::Button;
@@ -242,10 +244,8 @@ fn checkable(el: &Element<'_>, l: &Live) -> bool {
 /// `check` / `uncheck`: sends nothing when the state already matches; otherwise toggles and
 /// waits until the checked state reads back as wanted.
 pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, want: bool) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let mut l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, mut l)) = ctx.live_element(r, e).await else {
+        return;
     };
     if !checkable(&el, &l) {
         return refuse(
@@ -258,9 +258,7 @@ pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef
     let now = l.reading.states.has(st::CHECKED);
     r.verification.method = "state".into();
     if now == want {
-        r.verification.passed = Some(true);
-        r.verification.detail = Some(format!("{e} was already {word}: nothing was sent"));
-        return;
+        return nothing_to_send(r, format!("{e} was already {word}"));
     }
     if !want && matches!(el.node.role, Role::RadioButton | Role::RadioMenuItem) {
         return refuse(
@@ -332,10 +330,8 @@ async fn expanded(ctx: &Ctx<'_>, el: &Element<'_>, reading: &Reading) -> Option<
 
 /// `expand` / `collapse`: nothing sent when already in that state.
 pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, want: bool) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     let s = l.reading.states;
     let expandable = s.has(st::EXPANDABLE)
@@ -349,9 +345,7 @@ pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRe
     let word = if want { "expanded" } else { "collapsed" };
     r.verification.method = "state".into();
     if expanded(ctx, &el, &l.reading).await == Some(want) {
-        r.verification.passed = Some(true);
-        r.verification.detail = Some(format!("{e} was already {word}: nothing was sent"));
-        return;
+        return nothing_to_send(r, format!("{e} was already {word}"));
     }
     let Some((index, name)) = pick_action(&l.actions, if want { EXPAND } else { COLLAPSE }) else {
         return super::pointer::click_element(

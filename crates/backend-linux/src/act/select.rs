@@ -2,10 +2,10 @@
 //! container's `Selection` interface — no pointer, no keys, so it works headless — and reading
 //! the selection back.
 
-use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+use uidriver_core::{ElementRef, ErrorCode, Role, StepReport};
 
 use super::verify::{QUIET, SETTLE};
-use super::{live, refuse, Ctx};
+use super::{nothing_to_send, record_answer, refuse, Ctx};
 use crate::atspi::{accessible, selection, Ifaces, Obj};
 use crate::error::LinuxError;
 
@@ -50,10 +50,8 @@ async fn options(
 /// `select`: the option whose label is `value` (exact, then ignoring case and outer spaces),
 /// through the container's `Selection`; nothing sent when it is already selected.
 pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     if !l.ifaces.has(Ifaces::SELECTION) {
         return refuse(
@@ -102,35 +100,17 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
     };
     r.verification.method = "read-back".into();
     if selection::n_selected(c, &el.obj).await.unwrap_or(0) > 0 && is_selected().await {
-        r.verification.passed = Some(true);
-        r.verification.detail = Some(format!(
-            "option {index} of {e} was already selected: nothing was sent"
-        ));
-        return;
+        return nothing_to_send(r, format!("option {index} of {e} was already selected"));
     }
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = "selection".into();
     r.delivery.detail = Some(format!("option {index} of {}", opts.len()));
-    match selection::select_child(c, &el.obj, index as i32).await {
-        Ok(true) => r.delivery.delivered = Delivery::Delivered,
-        Ok(false) => {
-            r.delivery.delivered = Delivery::NotDelivered;
-            r.error = Some(Error::new(
-                ErrorCode::NotSupported,
-                format!("the toolkit refused to select option {index} of {e}"),
-            ));
-            return;
-        }
-        Err(err) => {
-            let d = if matches!(err, LinuxError::Unsupported { .. }) {
-                Delivery::NotDelivered
-            } else {
-                Delivery::Maybe
-            };
-            r.delivery.delivered = d;
-            r.error = Some(Error::from(err).delivered(d));
-            return;
-        }
+    if !record_answer(
+        r,
+        selection::select_child(c, &el.obj, index as i32).await,
+        || format!("the toolkit refused to select option {index} of {e}"),
+    ) {
+        return;
     }
     let got = w
         .until(SETTLE, || async { is_selected().await.then_some(()) })

@@ -2,10 +2,10 @@
 //! insert at the caret (never replace the field), each read back. Passwords are read back by
 //! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`).
 
-use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+use uidriver_core::{ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::verify::{QUIET, SETTLE};
-use super::{live, Ctx, Element, Live};
+use super::{record_answer, Ctx, Element, Live};
 use crate::atspi::{editable_text, state as st, text, Ifaces, Obj};
 use crate::error::LinuxError;
 
@@ -43,10 +43,8 @@ fn first_difference(a: &str, b: &str) -> usize {
 /// caret is then put at the end, where typing the text would have left it, so a following
 /// `typeText` appends.
 pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     if !editable(&l) {
         let mut err = Error::new(
@@ -63,25 +61,12 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = "editable-text".into();
     r.delivery.detail = Some("SetTextContents".into());
-    match editable_text::set_text_contents(c, &el.obj, value).await {
-        Ok(true) => r.delivery.delivered = Delivery::Delivered,
-        Ok(false) => {
-            r.error = Some(Error::new(
-                ErrorCode::NotSupported,
-                format!("the toolkit refused to set the text of {e}"),
-            ));
-            return;
-        }
-        Err(err) => {
-            let d = if matches!(err, LinuxError::Unsupported { .. }) {
-                Delivery::NotDelivered
-            } else {
-                Delivery::Maybe
-            };
-            r.delivery.delivered = d;
-            r.error = Some(Error::from(err).delivered(d));
-            return;
-        }
+    if !record_answer(
+        r,
+        editable_text::set_text_contents(c, &el.obj, value).await,
+        || format!("the toolkit refused to set the text of {e}"),
+    ) {
+        return;
     }
     let want_len = value.chars().count() as i32;
     let password = is_password(&el);
@@ -124,10 +109,8 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
 /// `typeText` with a ref: `EditableText.InsertText` at the caret (the end when it has none),
 /// read back at that offset; without EditableText, typed on the keyboard (`physical.rs`).
 pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     if !editable(&l) {
         return super::keyboard::type_text(ctx, r, Some(&el), value).await;
@@ -149,25 +132,12 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = "editable-text".into();
     r.delivery.detail = Some(format!("InsertText at {at}"));
-    match editable_text::insert_text(c, &el.obj, at, value).await {
-        Ok(true) => r.delivery.delivered = Delivery::Delivered,
-        Ok(false) => {
-            r.error = Some(Error::new(
-                ErrorCode::NotSupported,
-                format!("the toolkit refused to insert text into {e}"),
-            ));
-            return;
-        }
-        Err(err) => {
-            let d = if matches!(err, LinuxError::Unsupported { .. }) {
-                Delivery::NotDelivered
-            } else {
-                Delivery::Maybe
-            };
-            r.delivery.delivered = d;
-            r.error = Some(Error::from(err).delivered(d));
-            return;
-        }
+    if !record_answer(
+        r,
+        editable_text::insert_text(c, &el.obj, at, value).await,
+        || format!("the toolkit refused to insert text into {e}"),
+    ) {
+        return;
     }
     let password = is_password(&el);
     let got = w

@@ -2,20 +2,17 @@
 //! a step), and `scroll`, which moves the scroll bars of the element's scroll pane by whole
 //! increments when it has them and falls back to the wheel (`pointer.rs`) when it has none.
 
-use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport, Target};
+use uidriver_core::{Delivery, ElementRef, ErrorCode, Role, StepReport, Target};
 
 use super::verify::{QUIET, SETTLE};
-use super::{live, refuse, Ctx, RefAim};
+use super::{nothing_to_send, refuse, semantic_failed, Ctx, RefAim};
 use crate::atspi::{accessible, state as st, value, Ifaces, Obj};
-use crate::error::LinuxError;
 
 /// `setValue`: `Value.CurrentValue`, range-checked first, read back (within half a step: the
 /// control may round to its increment).
 pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v: f64) {
-    let Some(el) = ctx.element(r, e) else { return };
-    let l = match live(&ctx.caller, &el).await {
-        Ok(l) => l,
-        Err(err) => return r.error = Some(err),
+    let Some((el, l)) = ctx.live_element(r, e).await else {
+        return;
     };
     if !l.ifaces.has(Ifaces::VALUE) {
         return refuse(
@@ -45,22 +42,13 @@ pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
     };
     r.verification.method = "read-back".into();
     if (cur - v).abs() <= 1e-9 * v.abs().max(1.0) {
-        r.verification.passed = Some(true);
-        r.verification.detail = Some(format!("{e} was already {cur}: nothing was sent"));
-        return;
+        return nothing_to_send(r, format!("{e} was already {cur}"));
     }
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = "value".into();
     r.delivery.detail = Some("CurrentValue".into());
     if let Err(err) = value::set_current(c, &el.obj, v).await {
-        let d = if matches!(err, LinuxError::Unsupported { .. }) {
-            Delivery::NotDelivered
-        } else {
-            Delivery::Maybe
-        };
-        r.delivery.delivered = d;
-        r.error = Some(Error::from(err).delivered(d));
-        return;
+        return semantic_failed(r, err);
     }
     r.delivery.delivered = Delivery::Delivered;
     let got = w
@@ -216,16 +204,7 @@ pub(crate) async fn scroll(
             continue;
         }
         if let Err(err) = value::set_current(c, obj, *to).await {
-            let d = if r.delivery.delivered == Delivery::Delivered
-                || !matches!(err, LinuxError::Unsupported { .. })
-            {
-                Delivery::Maybe
-            } else {
-                Delivery::NotDelivered
-            };
-            r.delivery.delivered = d;
-            r.error = Some(Error::from(err).delivered(d));
-            return;
+            return semantic_failed(r, err);
         }
         r.delivery.delivered = Delivery::Delivered;
     }
