@@ -15,6 +15,7 @@
 //! policy, and the process-wide physical input lock is not taken (browser lanes run in
 //! parallel with desktop input).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -68,13 +69,32 @@ pub async fn run(
 pub(crate) struct Elem {
     pub(crate) r: ElementRef,
     pub(crate) obj: String,
+    /// The cross-origin frame page holding it (`None`: the top page's world).
+    pub(crate) frame: Option<Arc<Page>>,
+    /// Its document's walker nonce (finds the frame's place in the top viewport).
+    nonce: String,
+}
+
+impl Elem {
+    /// Another element of the same document, by handle.
+    pub(crate) fn sibling(&self, obj: String) -> Elem {
+        Elem {
+            r: self.r,
+            obj,
+            frame: self.frame.clone(),
+            nonce: self.nonce.clone(),
+        }
+    }
 }
 
 /// Where an element can be pointed at.
 struct Geom {
+    /// Top-viewport CSS pixels.
     x: f64,
     y: f64,
     visible: bool,
+    /// Where the element's frame viewport sits in the top viewport ((0, 0) in the top page).
+    off: (f64, f64),
 }
 
 /// What a hit test found at a point.
@@ -151,13 +171,35 @@ impl Actor<'_> {
         let (nonce, id) = parse_handle(&node.handle).ok_or_else(|| {
             Error::new(ErrorCode::StaleRef, format!("{t} is not a browser element"))
         })?;
-        let obj = self.page.element(nonce, id, self.deadline).await?.ok_or_else(|| {
+        let frame = self.page.doc_page(nonce);
+        let page = frame.as_deref().unwrap_or(self.page);
+        let gone = || {
             Error::new(
                 ErrorCode::StaleRef,
-                format!("the element of {t} is no longer in the page (removed, or the page navigated)"),
+                format!(
+                    "the element of {t} is no longer in the page (removed, or the page navigated)"
+                ),
             )
-        })?;
-        Ok(Elem { r: t, obj })
+        };
+        let obj = match page.element(nonce, id, self.deadline).await {
+            Ok(o) => o.ok_or_else(gone)?,
+            // A frame that went away (navigated, removed) takes its elements, not the page.
+            Err(CdpError::TargetClosed(_) | CdpError::Gone(_)) if frame.is_some() => {
+                return Err(gone())
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Ok(Elem {
+            r: t,
+            obj,
+            frame,
+            nonce: nonce.to_string(),
+        })
+    }
+
+    /// The page whose world holds `el`.
+    pub(crate) fn page_of<'b>(&'b self, el: &'b Elem) -> &'b Page {
+        el.frame.as_deref().unwrap_or(self.page)
     }
 
     pub(crate) async fn call(&self, el: &Elem, f: &str, args: Vec<Value>) -> Result<Value> {
@@ -168,7 +210,10 @@ impl Actor<'_> {
                 object_id: None,
             })
             .collect();
-        Ok(self.page.call_on(&el.obj, f, args, self.deadline).await?)
+        Ok(self
+            .page_of(el)
+            .call_on(&el.obj, f, args, self.deadline)
+            .await?)
     }
 
     /// Scrolls the element into view and finds the point to aim at (in viewport pixels).
@@ -176,15 +221,72 @@ impl Actor<'_> {
         let v = self.call(el, GEOM_JS, vec![]).await?;
         let g: (f64, f64, bool) =
             serde_json::from_value(v).map_err(|e| Error::internal(format!("geometry: {e}")))?;
+        let off = match el.frame {
+            None => (0.0, 0.0),
+            Some(_) => self
+                .page
+                .frame_offset(&el.nonce, true, self.deadline)
+                .await
+                .map_err(|e| match e {
+                    CdpError::Gone(m) => Error::new(ErrorCode::StaleRef, m),
+                    e => e.into(),
+                })?,
+        };
         Ok(Geom {
-            x: g.0,
-            y: g.1,
+            x: g.0 + off.0,
+            y: g.1 + off.1,
             visible: g.2,
+            off,
         })
     }
 
-    /// Hit-tests a viewport point against the element.
-    async fn hit(&self, el: &Elem, x: f64, y: f64) -> Result<Hit> {
+    /// Hit-tests the element's point: in the top page by `DOM.getNodeForLocation`; inside a
+    /// cross-origin frame in the frame's own document, and then each frame element on the way
+    /// up must itself be what is at the point.
+    async fn hit(&self, el: &Elem, g: &Geom) -> Result<Hit> {
+        if el.frame.is_none() {
+            return self.hit_top(el, g.x, g.y).await;
+        }
+        let (lx, ly) = (g.x - g.off.0, g.y - g.off.1);
+        let v = self
+            .call(el, HIT_JS_POINT, vec![json!(lx), json!(ly)])
+            .await?;
+        if let Hit::Covered(d) = hit_of(v)? {
+            return Ok(Hit::Covered(d));
+        }
+        for o in self.page.owners(&el.nonce) {
+            let p = o.page.as_deref().unwrap_or(self.page);
+            let off = match &o.page {
+                None => (0.0, 0.0),
+                Some(_) => {
+                    self.page
+                        .frame_offset(&o.nonce, false, self.deadline)
+                        .await?
+                }
+            };
+            let Some(obj) = p.element(&o.nonce, o.id, self.deadline).await? else {
+                return Err(Error::new(
+                    ErrorCode::StaleRef,
+                    format!("the frame holding {} is no longer in the page", el.r),
+                ));
+            };
+            let args = [g.x - off.0, g.y - off.1].map(|v| CallArgument {
+                value: Some(json!(v)),
+                object_id: None,
+            });
+            let v = p
+                .call_on(&obj, HIT_JS_POINT, args.into(), self.deadline)
+                .await;
+            p.release(&obj).await;
+            if let Hit::Covered(d) = hit_of(v?)? {
+                return Ok(Hit::Covered(d));
+            }
+        }
+        Ok(Hit::Target)
+    }
+
+    /// Hit-tests a top-viewport point against an element of the top page.
+    async fn hit_top(&self, el: &Elem, x: f64, y: f64) -> Result<Hit> {
         let hit_obj = self.hit_object(x, y).await;
         let v = match hit_obj {
             Some(h) => {
@@ -205,9 +307,49 @@ impl Actor<'_> {
                     .await?
             }
         };
-        let (ok, desc): (bool, String) =
-            serde_json::from_value(v).map_err(|e| Error::internal(format!("hit test: {e}")))?;
-        Ok(if ok { Hit::Target } else { Hit::Covered(desc) })
+        hit_of(v)
+    }
+
+    /// The element at a top-viewport point and the page whose world holds it, entering
+    /// cross-origin frames (which `DOM.getNodeForLocation` answers with their frame element).
+    async fn point_target(&self, x: f64, y: f64) -> Option<(Option<Arc<Page>>, String)> {
+        let at = |x: f64, y: f64| format!("({POINT_EL_JS})({x}, {y})");
+        let mut h = match self.hit_object(x, y).await {
+            Some(h) => h,
+            None => {
+                self.page
+                    .eval_world(&at(x, y), false, self.deadline)
+                    .await
+                    .ok()?
+                    .result
+                    .object_id?
+            }
+        };
+        let mut frame: Option<Arc<Page>> = None;
+        let (mut lx, mut ly) = (x, y);
+        for _ in 0..crate::frames::MAX_FRAME_DEPTH {
+            let p = frame.as_deref().unwrap_or(self.page);
+            let closed = p.call_on(&h, CLOSED_FRAME_JS, vec![], self.deadline).await;
+            if closed.ok().and_then(|v| v.as_bool()) != Some(true) {
+                break;
+            }
+            let Ok(Some(fp)) = self.page.frame_page(p, &h, self.deadline).await else {
+                break;
+            };
+            let Ok((ox, oy)) = p.origin_of(&h, false, self.deadline).await else {
+                break;
+            };
+            let inner = fp
+                .eval_world(&at(lx - ox, ly - oy), false, self.deadline)
+                .await
+                .ok()
+                .and_then(|e| e.result.object_id);
+            let Some(inner) = inner else { break };
+            p.release(&h).await;
+            (h, lx, ly) = (inner, lx - ox, ly - oy);
+            frame = Some(fp);
+        }
+        Some((frame, h))
     }
 
     /// The object of the node at a point, via `DOM.getNodeForLocation`.
@@ -241,24 +383,23 @@ impl Actor<'_> {
     }
 
     /// Starts counting pointer/key events that reach the element (capture phase, our world).
-    pub(crate) async fn probe(&self, obj: &str, events: &[&str]) -> Result<()> {
+    pub(crate) async fn probe(&self, page: &Page, obj: &str, events: &[&str]) -> Result<()> {
         let arg = CallArgument {
             value: Some(json!(events)),
             object_id: None,
         };
-        self.page
-            .call_on(obj, PROBE_JS, vec![arg], self.deadline)
+        page.call_on(obj, PROBE_JS, vec![arg], self.deadline)
             .await?;
         Ok(())
     }
 
     /// Reads the counts; None when the document was replaced meanwhile (a navigation).
-    pub(crate) async fn read_probe(&self) -> Result<Option<Value>> {
+    pub(crate) async fn read_probe(&self, page: &Page) -> Result<Option<Value>> {
         let expr = format!(
             "(() => {{ const U = {U}; if (!U || !U.probe) return null; const s = U.probe.seen; \
              U.probe.off(); U.probe = null; return s; }})()"
         );
-        match self.page.eval_value(&expr, self.deadline).await {
+        match page.eval_value(&expr, self.deadline).await {
             Ok(Value::Null) => Ok(None),
             Ok(v) => Ok(Some(v)),
             Err(CdpError::TargetClosed(m)) => {
@@ -321,7 +462,7 @@ impl Actor<'_> {
             ))
         } else {
             r.grounding.point = Some(self.screen_point(g.x, g.y));
-            match self.hit(el, g.x, g.y).await? {
+            match self.hit(el, &g).await? {
                 Hit::Target => None,
                 Hit::Covered(what) => Some(format!(
                     "{} is covered by {what} at its centre ({:.0}, {:.0} in the viewport)",
@@ -335,7 +476,7 @@ impl Actor<'_> {
                     "Close or remove what covers it first (search_ui for the overlay's button), or use press, which activates the element itself through the DOM.",
                 ));
             }
-            self.probe(&el.obj, &events).await?;
+            self.probe(self.page_of(el), &el.obj, &events).await?;
             r.delivery.method = "cdp-dom".into();
             r.delivery.delivered = Delivery::Maybe;
             r.delivery.detail = Some(format!(
@@ -346,15 +487,21 @@ impl Actor<'_> {
                 .map_err(|e| e.delivered(Delivery::Maybe))?;
             r.delivery.delivered = Delivery::Delivered;
         } else {
-            self.probe(&el.obj, &events).await?;
+            self.probe(self.page_of(el), &el.obj, &events).await?;
             self.send_mouse(r, click_events(g.x, g.y, button, count))
                 .await?;
         }
-        self.verify_click(r, button, count).await
+        self.verify_click(r, self.page_of(el), button, count).await
     }
 
-    async fn verify_click(&self, r: &mut StepReport, button: Button, count: u8) -> Result<()> {
-        match self.read_probe().await? {
+    async fn verify_click(
+        &self,
+        r: &mut StepReport,
+        page: &Page,
+        button: Button,
+        count: u8,
+    ) -> Result<()> {
+        match self.read_probe(page).await? {
             None => verify(r, "root-change", true, "the page loaded a new document", ""),
             Some(seen) => {
                 let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -385,21 +532,23 @@ impl Actor<'_> {
         let (x, y) = self.viewport_point(p);
         r.grounding.method = "point".into();
         r.grounding.point = Some(self.screen_point(x, y));
-        let hit = self.hit_object(x, y).await.ok_or_else(|| {
+        let (frame, hit) = self.point_target(x, y).await.ok_or_else(|| {
             Error::invalid(
                 "x",
                 "there is no element of the page at that point (outside the viewport?)",
             )
         })?;
+        let page = frame.as_deref().unwrap_or(self.page);
         self.probe(
+            page,
             &hit,
             &["mousedown", "mouseup", "click", "auxclick", "contextmenu"],
         )
         .await?;
         let sent = self.send_mouse(r, click_events(x, y, button, count)).await;
-        self.page.release(&hit).await;
+        page.release(&hit).await;
         sent?;
-        self.verify_click(r, button, count).await
+        self.verify_click(r, page, button, count).await
     }
 
     async fn hover(&self, r: &mut StepReport, t: &Target) -> Result<()> {
@@ -411,7 +560,7 @@ impl Actor<'_> {
                     return Err(Error::unsupported(format!("{} has no box on screen", el.r)));
                 }
                 r.grounding.point = Some(self.screen_point(g.x, g.y));
-                if let Hit::Covered(what) = self.hit(&el, g.x, g.y).await? {
+                if let Hit::Covered(what) = self.hit(&el, &g).await? {
                     return Err(Error::unsupported(format!(
                         "{} is covered by {what}; nothing was sent",
                         el.r
@@ -516,11 +665,11 @@ impl Actor<'_> {
             .result
             .object_id;
         if let Some(w) = &win {
-            self.probe(w, &["mousedown", "mousemove", "mouseup"])
+            self.probe(self.page, w, &["mousedown", "mousemove", "mouseup"])
                 .await?;
         }
         self.send_mouse(r, evs).await?;
-        match self.read_probe().await? {
+        match self.read_probe(self.page).await? {
             None => verify(r, "root-change", true, "the page loaded a new document", ""),
             Some(seen) => {
                 let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -546,20 +695,20 @@ impl Actor<'_> {
         dx: i32,
         dy: i32,
     ) -> Result<()> {
-        let (obj, x, y, own) = match target {
+        let (obj, x, y, own, frame) = match target {
             Some(Target::Ref(t)) => {
                 let el = self.element(r, *t).await?;
                 let g = self.geometry(&el).await?;
-                (el.obj, g.x, g.y, true)
+                (el.obj, g.x, g.y, true, el.frame)
             }
             Some(Target::Point(p)) => {
                 let (x, y) = self.viewport_point(*p);
                 r.grounding.method = "point".into();
-                let o = self
-                    .hit_object(x, y)
+                let (f, o) = self
+                    .point_target(x, y)
                     .await
                     .ok_or_else(|| Error::invalid("x", "no element of the page at that point"))?;
-                (o, x, y, false)
+                (o, x, y, false, f)
             }
             None => {
                 r.grounding.method = "focus".into();
@@ -569,12 +718,12 @@ impl Actor<'_> {
                     .hit_object(w, h)
                     .await
                     .ok_or_else(|| Error::internal("nothing at the viewport centre"))?;
-                (o, w, h, false)
+                (o, w, h, false, None)
             }
         };
+        let page = frame.as_deref().unwrap_or(self.page);
         r.grounding.point = Some(self.screen_point(x, y));
-        let before = self
-            .page
+        let before = page
             .call_on(&obj, SCROLL_STATE_JS, vec![], self.deadline)
             .await?;
         self.send_mouse(r, vec![mouse_move(x, y, 0), wheel(x, y, dx, dy)])
@@ -583,8 +732,7 @@ impl Actor<'_> {
         let mut after = before.clone();
         for _ in 0..40 {
             tokio::time::sleep(Duration::from_millis(25)).await;
-            after = self
-                .page
+            after = page
                 .call_on(&obj, SCROLL_STATE_JS, vec![], self.deadline)
                 .await?;
             if after != before {
@@ -593,7 +741,7 @@ impl Actor<'_> {
             }
         }
         if !own {
-            self.page.release(&obj).await;
+            page.release(&obj).await;
         }
         verify(
             r,
@@ -612,6 +760,13 @@ impl Actor<'_> {
             .await?;
         serde_json::from_value(v).map_err(|e| Error::internal(format!("viewport: {e}")))
     }
+}
+
+/// Decodes a hit-test script's `[is it the target, what it is]`.
+fn hit_of(v: Value) -> Result<Hit> {
+    let (ok, desc): (bool, String) =
+        serde_json::from_value(v).map_err(|e| Error::internal(format!("hit test: {e}")))?;
+    Ok(if ok { Hit::Target } else { Hit::Covered(desc) })
 }
 
 pub(crate) fn verify(r: &mut StepReport, method: &str, ok: bool, yes: &str, no: &str) {
@@ -675,6 +830,26 @@ const HIT_JS_POINT: &str = r#"function (x, y) {
   for (let n = e; n; n = n.parentNode || n.host || null) if (n === this) return [true, ''];
   let s = e.localName; if (e.id) s += '#' + e.id;
   return [false, s];
+}"#;
+
+/// The element at a viewport point of this world's document, descending into same-origin
+/// frames.
+const POINT_EL_JS: &str = r#"function (x, y) {
+  let d = document, ox = 0, oy = 0, e = null;
+  for (;;) {
+    e = d.elementFromPoint(x - ox, y - oy);
+    let cd = null;
+    if (e && (e.localName === 'iframe' || e.localName === 'frame')) { try { cd = e.contentDocument; } catch (err) { cd = null; } }
+    if (!cd) return e;
+    const r = e.getBoundingClientRect();
+    ox += r.left + e.clientLeft; oy += r.top + e.clientTop; d = cd;
+  }
+}"#;
+
+/// Whether `this` is a frame element whose document this world cannot enter.
+const CLOSED_FRAME_JS: &str = r#"function () {
+  if (this.localName !== 'iframe' && this.localName !== 'frame') return false;
+  try { return !this.contentDocument; } catch (e) { return true; }
 }"#;
 
 /// Counts the named events reaching `this` (capture phase) until read.

@@ -224,15 +224,18 @@ impl Backend for CdpBackend {
         {
             node.name.text().unwrap_or_default().to_string()
         } else {
-            let obj = page
-                .element(nonce, id, deadline)
-                .await
-                .map_err(|e| Self::page_error(&browser, &page, e))?
-                .ok_or_else(|| {
-                    Error::new(ErrorCode::StaleRef, "the element is no longer in the page")
-                })?;
-            let v = page.call_on(&obj, READ_TEXT_JS, vec![], deadline).await;
-            page.release(&obj).await;
+            // An element inside a cross-origin frame is read in that frame's world; a frame
+            // that went away makes the ref stale, not the page closed.
+            let frame = page.doc_page(nonce);
+            let p = frame.as_deref().unwrap_or(&page);
+            let stale = || Error::new(ErrorCode::StaleRef, "the element is no longer in the page");
+            let obj = match p.element(nonce, id, deadline).await {
+                Ok(o) => o.ok_or_else(stale)?,
+                Err(CdpError::TargetClosed(_)) if frame.is_some() => return Err(stale()),
+                Err(e) => return Err(Self::page_error(&browser, &page, e)),
+            };
+            let v = p.call_on(&obj, READ_TEXT_JS, vec![], deadline).await;
+            p.release(&obj).await;
             v.map_err(|e| Self::page_error(&browser, &page, e))?
                 .as_str()
                 .unwrap_or_default()

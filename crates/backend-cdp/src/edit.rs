@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use uidriver_core::action::Button;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
 
-use crate::act::{format_number, verify, Actor, Elem, U};
+use crate::act::{format_number, verify, Actor, U};
 use crate::error::maybe_delivered;
 use crate::input::chord_events;
 use crate::protocol::InsertText;
@@ -112,23 +112,26 @@ impl Actor<'_> {
         t: Option<ElementRef>,
         keys: &[KeyChord],
     ) -> Result<()> {
+        // Inside a cross-origin frame, the frame's world sees its keys.
+        let mut frame = None;
         if let Some(t) = t {
             let el = self.element(r, t).await?;
             self.call(&el, "function () { this.focus(); }", vec![])
                 .await?;
+            frame = el.frame;
         } else {
             r.grounding.method = "focus".into();
         }
+        let page = frame.as_deref().unwrap_or(self.page);
         // Count keydowns where they land: the window of the focused element's document.
         let expr = format!("(() => {{ const a = {U}.deepFocus(); return (a ? a.ownerDocument : document).defaultView; }})()");
-        let win = self
-            .page
+        let win = page
             .eval_world(&expr, false, self.deadline)
             .await?
             .result
             .object_id;
         if let Some(w) = &win {
-            self.probe(w, &["keydown"]).await?;
+            self.probe(page, w, &["keydown"]).await?;
         }
         r.delivery.method = "cdp-input".into();
         r.delivery.delivered = Delivery::Maybe;
@@ -142,7 +145,7 @@ impl Actor<'_> {
         }
         r.delivery.delivered = Delivery::Delivered;
         r.delivery.detail = Some(format!("{} chord(s)", keys.len()));
-        match self.read_probe().await? {
+        match self.read_probe(page).await? {
             None => verify(r, "root-change", true, "the page loaded a new document", ""),
             Some(seen) => {
                 let n = seen.get("keydown").and_then(Value::as_u64).unwrap_or(0);
@@ -225,7 +228,7 @@ impl Actor<'_> {
         // A <details> toggles through its <summary>.
         let click_target = if what == "expanded" {
             let ev = self
-                .page
+                .page_of(&el)
                 .send(
                     &crate::protocol::CallFunctionOn {
                         function_declaration: SUMMARY_JS,
@@ -236,7 +239,7 @@ impl Actor<'_> {
                     self.deadline,
                 )
                 .await?;
-            ev.result.object_id.map(|obj| Elem { r: t, obj })
+            ev.result.object_id.map(|obj| el.sibling(obj))
         } else {
             None
         };

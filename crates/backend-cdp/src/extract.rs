@@ -8,6 +8,7 @@
 //! `DOMSnapshot.captureSnapshot` 5 MB in 0.3–2.7 s, while the walker computes what we need in
 //! the page and ships ~1 MB (see `bench/cdp/README.md` for the measured table).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -17,6 +18,7 @@ use uidriver_core::{
 };
 
 use crate::error::{CdpError, CdpResult};
+use crate::frames::{FrameDoc, MAX_FRAME_DEPTH};
 use crate::page::{Page, WALKER_JS};
 
 /// State bits of the walker, in bit order (mirrors `S_*` in `walker.js`).
@@ -99,6 +101,18 @@ impl Viewport {
         }
     }
 
+    /// The mapping of a frame whose viewport sits at `off` (CSS pixels) in this one; the
+    /// scroll offset is the frame's own (from its walk).
+    fn shifted(self, off: (f64, f64), out: &WalkOut) -> Viewport {
+        let vp = out.vp.unwrap_or_default();
+        Viewport {
+            origin_x: self.origin_x + off.0 * self.scale,
+            origin_y: self.origin_y + off.1 * self.scale,
+            scale: self.scale,
+            scroll: (vp[2], vp[3]),
+        }
+    }
+
     /// A viewport rectangle in screen pixels.
     pub fn to_screen(self, x: f64, y: f64, w: f64, h: f64) -> Bounds {
         Bounds::new(
@@ -168,23 +182,76 @@ pub fn parse_handle(h: &str) -> Option<(&str, u64)> {
     Some((nonce, id))
 }
 
-/// Observes a page (or, with `root_id`, the subtree of one element of it).
+/// Observes a page (or, with `root`, the subtree of one element of it), cross-origin frames
+/// included (each read as a document of its own, see `frames.rs`).
 pub async fn observe(
-    page: &Page,
+    top: &Page,
     headless: bool,
     root: Option<(&str, u64)>,
     max_nodes: usize,
     deadline: Deadline,
 ) -> CdpResult<Snapshot> {
     let t0 = Instant::now();
-    let calls0 = page.calls();
+    let calls0 = top.calls();
+    // A subtree inside a frame is walked in that frame's world.
+    let frame = root.and_then(|(n, _)| top.doc_page(n));
+    let page = frame.as_deref().unwrap_or(top);
+    let (out, walk_ms) = walk(page, root, max_nodes, deadline).await?;
+    let t_eval = t0.elapsed();
+    let (top_vp, base) = match (&frame, root) {
+        (Some(_), Some((nonce, _))) => (
+            viewport(top, headless, deadline).await?,
+            top.frame_offset(nonce, false, deadline).await?,
+        ),
+        _ => (
+            Viewport::from_vp(&out.vp.unwrap_or_default(), headless),
+            (0.0, 0.0),
+        ),
+    };
+    let vp = top_vp.shifted(base, &out);
+    let mut snap = build(&out, &vp);
+    let mut frames_ms = 0.0;
+    let owner = frame.clone();
+    if snap.nodes.iter().any(cross_origin) {
+        let t = Instant::now();
+        snap = read_frames(top, snap, owner, base, &top_vp, max_nodes, deadline).await;
+        frames_ms = t.elapsed().as_secs_f64() * 1000.0;
+    }
+    summarize(&mut snap);
+    let total = t0.elapsed();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    snap.timings = Timings {
+        total_ms: ms(total),
+        describe_ms: ms(t_eval) + frames_ms,
+        calls: (top.calls() - calls0) as u32,
+        phases: [
+            ("walk".to_string(), walk_ms),
+            ("transfer".to_string(), (ms(t_eval) - walk_ms).max(0.0)),
+            ("frames".to_string(), frames_ms),
+            (
+                "build".to_string(),
+                (ms(total - t_eval) - frames_ms).max(0.0),
+            ),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    Ok(snap)
+}
+
+/// Runs the walker in `page`'s world; the output and the time it spent in the page.
+async fn walk(
+    page: &Page,
+    root: Option<(&str, u64)>,
+    max_nodes: usize,
+    deadline: Deadline,
+) -> CdpResult<(WalkOut, f64)> {
     let (nonce_want, root_id) = match root {
         Some((n, id)) => (Some(n), id),
         None => (None, 0),
     };
     let expr = format!("({WALKER_JS})({{max: {max_nodes}, root: {root_id}}})");
     let v = page.eval_value(&expr, deadline).await?;
-    let t_eval = t0.elapsed();
     let text = v
         .as_str()
         .ok_or_else(|| CdpError::PageScript("the walker returned no text".into()))?;
@@ -197,23 +264,178 @@ pub async fn observe(
             "the element is no longer in the page".into(),
         ));
     }
-    let vp = Viewport::from_vp(&out.vp.unwrap_or_default(), headless);
-    let mut snap = build(&out, &vp);
-    let total = t0.elapsed();
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-    snap.timings = Timings {
-        total_ms: ms(total),
-        describe_ms: ms(t_eval),
-        calls: (page.calls() - calls0) as u32,
-        phases: [
-            ("walk".to_string(), out.ms),
-            ("transfer".to_string(), (ms(t_eval) - out.ms).max(0.0)),
-            ("build".to_string(), ms(total - t_eval)),
-        ]
-        .into_iter()
-        .collect(),
+    let ms = out.ms;
+    Ok((out, ms))
+}
+
+/// The top viewport's mapping, read on its own (when a walk started inside a frame).
+pub(crate) async fn viewport(
+    page: &Page,
+    headless: bool,
+    deadline: Deadline,
+) -> CdpResult<Viewport> {
+    let v = page
+        .eval_value(
+            "[innerWidth, innerHeight, scrollX, scrollY, devicePixelRatio, screenX, screenY, outerWidth, outerHeight]",
+            deadline,
+        )
+        .await?;
+    let vp: [f64; 9] = serde_json::from_value(v).map_err(|source| CdpError::Decode {
+        method: "viewport",
+        source,
+    })?;
+    Ok(Viewport::from_vp(&vp, headless))
+}
+
+fn cross_origin(n: &Node) -> bool {
+    n.truncated
+        .as_ref()
+        .is_some_and(|t| t.reason.starts_with("cross-origin"))
+}
+
+/// A cross-origin frame owner still to read: its node, the page holding it (`None`: the top
+/// page), where that page's viewport sits in the top one, and how deep it is.
+struct Pending {
+    node: usize,
+    in_page: Option<Arc<Page>>,
+    offset: (f64, f64),
+    depth: usize,
+}
+
+/// Reads the cross-origin frames of `snap` (and theirs, to [`MAX_FRAME_DEPTH`]) and grafts
+/// each under its owner node. A frame that cannot be read keeps its truncation, saying why.
+async fn read_frames(
+    top: &Page,
+    mut snap: Snapshot,
+    in_page: Option<Arc<Page>>,
+    offset: (f64, f64),
+    top_vp: &Viewport,
+    max_nodes: usize,
+    deadline: Deadline,
+) -> Snapshot {
+    let mut queue: Vec<Pending> = (0..snap.nodes.len())
+        .filter(|&i| cross_origin(&snap.nodes[i]))
+        .map(|node| Pending {
+            node,
+            in_page: in_page.clone(),
+            offset,
+            depth: 1,
+        })
+        .collect();
+    queue.reverse();
+    while let Some(p) = queue.pop() {
+        if snap.nodes.len() >= max_nodes {
+            break;
+        }
+        let Some((nonce, id)) = parse_handle(&snap.nodes[p.node].handle) else {
+            continue;
+        };
+        let (nonce, budget) = (nonce.to_string(), max_nodes - snap.nodes.len());
+        let owner_page = p.in_page.as_deref().unwrap_or(top);
+        match read_frame(
+            top, owner_page, &nonce, id, p.offset, top_vp, budget, deadline,
+        )
+        .await
+        {
+            Ok(Some((frame_page, off, child))) => {
+                let base = snap.nodes.len();
+                graft(&mut snap, p.node, child);
+                if p.depth < MAX_FRAME_DEPTH {
+                    for i in base..snap.nodes.len() {
+                        if cross_origin(&snap.nodes[i]) {
+                            queue.push(Pending {
+                                node: i,
+                                in_page: Some(frame_page.clone()),
+                                offset: off,
+                                depth: p.depth + 1,
+                            });
+                        }
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                if let Some(t) = snap.nodes[p.node].truncated.as_mut() {
+                    t.reason = format!("cross-origin frame: could not be read ({e})");
+                }
+            }
+        }
+    }
+    snap.into_preorder()
+}
+
+/// Reads one cross-origin frame shown by element `id` of document `nonce` in `owner_page`.
+#[allow(clippy::too_many_arguments)]
+async fn read_frame(
+    top: &Page,
+    owner_page: &Page,
+    nonce: &str,
+    id: u64,
+    owner_offset: (f64, f64),
+    top_vp: &Viewport,
+    budget: usize,
+    deadline: Deadline,
+) -> CdpResult<Option<(Arc<Page>, (f64, f64), Snapshot)>> {
+    let Some(obj) = owner_page.element(nonce, id, deadline).await? else {
+        return Ok(None);
     };
-    Ok(snap)
+    let found = async {
+        let frame = top.frame_page(owner_page, &obj, deadline).await?;
+        let origin = owner_page.origin_of(&obj, false, deadline).await?;
+        Ok::<_, CdpError>(frame.map(|f| (f, origin)))
+    }
+    .await;
+    owner_page.release(&obj).await;
+    let Some((frame, origin)) = found? else {
+        return Ok(None);
+    };
+    let (out, _) = walk(&frame, None, budget, deadline).await?;
+    top.note_doc(
+        &out.nonce,
+        FrameDoc {
+            page: frame.clone(),
+            owner: (nonce.to_string(), id),
+        },
+    );
+    let off = (owner_offset.0 + origin.0, owner_offset.1 + origin.1);
+    let mut child = build(&out, &top_vp.shifted(off, &out));
+    // The frame's document is not the page's focus unless something in it is.
+    if let Evidence::Known(s) = &mut child.nodes[0].states {
+        s.remove(StateFlag::Focused);
+    }
+    Ok(Some((frame, off, child)))
+}
+
+/// Appends `child` under node `owner` (the caller restores pre-order).
+fn graft(snap: &mut Snapshot, owner: usize, child: Snapshot) {
+    let base = snap.nodes.len();
+    for mut n in child.nodes {
+        n.parent = Some(n.parent.map_or(owner, |p| p + base));
+        for c in &mut n.children {
+            *c += base;
+        }
+        snap.nodes.push(n);
+    }
+    snap.nodes[owner].children.push(base);
+    snap.nodes[owner].truncated = None;
+}
+
+/// Sets `complete` and the notes from the truncations left in the tree.
+fn summarize(snap: &mut Snapshot) {
+    let frames = snap.nodes.iter().filter(|n| cross_origin(n)).count();
+    let capped = snap
+        .nodes
+        .iter()
+        .any(|n| n.truncated.as_ref().is_some_and(|t| t.reason == "cap"));
+    snap.complete = snap.nodes.iter().all(|n| n.truncated.is_none());
+    if frames > 0 {
+        snap.notes
+            .push(format!("{frames} cross-origin frame(s) not read"));
+    }
+    if capped {
+        snap.notes
+            .push(format!("stopped at {} nodes (max_nodes)", snap.nodes.len()));
+    }
 }
 
 fn build(out: &WalkOut, vp: &Viewport) -> Snapshot {
@@ -277,24 +499,11 @@ fn build(out: &WalkOut, vp: &Viewport) -> Snapshot {
         }
     }
     mark_unrendered(&mut nodes, vp);
-    let complete = out.trunc.is_empty();
-    let mut notes = Vec::new();
-    let frames = out
-        .trunc
-        .iter()
-        .filter(|(_, r)| r.starts_with("cross-origin"))
-        .count();
-    if frames > 0 {
-        notes.push(format!("{frames} cross-origin frame(s) not read"));
-    }
-    if out.trunc.iter().any(|(_, r)| r == "cap") {
-        notes.push(format!("stopped at {n} nodes (max_nodes)"));
-    }
     Snapshot {
         nodes,
-        complete,
+        complete: false,
         timings: Timings::default(),
-        notes,
+        notes: Vec::new(),
     }
 }
 

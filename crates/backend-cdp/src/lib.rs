@@ -1,6 +1,6 @@
 //! Chromium pages as uidriver roots, over the Chrome DevTools Protocol: launching or attaching
 //! to browsers, listing their pages beside desktop windows, observing a page as a [`Snapshot`]
-//! of its elements (same-origin frames included), acting on them with real input events and
+//! of its elements (frames included, cross-origin ones too), acting on them with real input events and
 //! read-back evidence, navigating, evaluating and waiting for changes.
 //!
 //! The principal type is [`CdpBackend`], which implements core's `Backend` (name `cdp`) and,
@@ -14,6 +14,8 @@
 //! - `client`: the WebSocket, one reader task routing replies by id and events by session.
 //! - `protocol`: the typed CDP commands and replies this crate uses.
 //! - `page`: one page session: isolated world, element handles, navigation, evaluation, waits.
+//! - `frames`: cross-origin frames read as documents of their own (in-process or out of
+//!   process), remembered per top page so refs inside them act in the right world.
 //! - `roots`: pages as [`RootInfo`](uidriver_core::RootInfo)s.
 //! - `walker.js` + `extract`: the in-page walker and its rows turned into a snapshot; the
 //!   viewport-to-screen mapping.
@@ -33,6 +35,7 @@ mod client;
 mod edit;
 mod error;
 mod extract;
+mod frames;
 mod input;
 mod launch;
 mod page;

@@ -12,6 +12,7 @@ use uidriver_core::{Deadline, Navigation};
 
 use crate::client::Client;
 use crate::error::{CdpError, CdpResult};
+use crate::frames::Frames;
 use crate::protocol::{
     CallArgument, CallFunctionOn, Command, CreateIsolatedWorld, Evaluate, Evaluated,
     GetNavigationHistory, Navigate, NavigateToHistoryEntry, PageEnable, ReleaseObject, Reload,
@@ -26,11 +27,13 @@ const WORLD: &str = "uidriver";
 /// An attached page session.
 pub struct Page {
     client: Arc<Client>,
-    /// The target (and main frame) id.
+    /// The target (and main frame) id; for a frame page (`frames.rs`), the frame id.
     pub target_id: String,
     session: String,
     // A std mutex: the context id is read or replaced, never held across an await.
     world: Mutex<Option<i64>>,
+    /// Cross-origin frames read from this page (see `frames.rs`).
+    pub(crate) frames: Frames,
 }
 
 impl Page {
@@ -40,7 +43,16 @@ impl Page {
             target_id: target_id.to_string(),
             session,
             world: Mutex::new(None),
+            frames: Frames::default(),
         }
+    }
+
+    pub(crate) fn client(&self) -> Arc<Client> {
+        self.client.clone()
+    }
+
+    pub(crate) fn session(&self) -> &str {
+        &self.session
     }
 
     /// Turns on the domains whose events we wait for.
@@ -314,6 +326,28 @@ impl Page {
     /// Resolves at the first DOM mutation, input or scroll in the page (same-origin frames
     /// included), at a navigation, or at the deadline.
     pub async fn wait_change(&self, deadline: Deadline) -> CdpResult<()> {
+        let frames = self.frame_pages();
+        if frames.is_empty() {
+            return self.wait_document(deadline).await;
+        }
+        // Cross-origin frames read so far are watched too; one that cannot be watched (gone)
+        // simply never ends the wait.
+        let mut waits: Vec<
+            std::pin::Pin<Box<dyn std::future::Future<Output = CdpResult<()>> + Send + '_>>,
+        > = vec![Box::pin(self.wait_document(deadline))];
+        for f in frames {
+            waits.push(Box::pin(async move {
+                match f.wait_document(deadline).await {
+                    Ok(()) => Ok(()),
+                    Err(_) => std::future::pending().await,
+                }
+            }));
+        }
+        futures_util::future::select_all(waits).await.0
+    }
+
+    /// [`Page::wait_change`] for this page's own document.
+    async fn wait_document(&self, deadline: Deadline) -> CdpResult<()> {
         let ms = deadline.remaining().as_millis().min(60_000);
         let expr = format!("({WAIT_JS})({ms})");
         // The script resolves itself at the deadline; the command gets a little longer.

@@ -170,6 +170,15 @@ pub struct Attached {
 }
 command!(AttachToTarget<'_>, "Target.attachToTarget", Attached);
 
+/// `Target.setDiscoverTargets`: keeps the browser's list of targets (out-of-process frames
+/// included) alive, so they can be attached to by id.
+#[derive(Serialize)]
+pub struct SetDiscoverTargets {
+    /// On.
+    pub discover: bool,
+}
+command!(SetDiscoverTargets, "Target.setDiscoverTargets", Empty);
+
 /// `Target.createTarget`.
 #[derive(Serialize)]
 pub struct CreateTarget<'a> {
@@ -461,6 +470,29 @@ pub struct Resolved {
     pub object: RemoteObject,
 }
 command!(ResolveNode, "DOM.resolveNode", Resolved);
+
+/// `DOM.describeNode`: facts about the node of a JS handle (for a frame owner, its frame).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeNode<'a> {
+    /// The handle.
+    pub object_id: &'a str,
+}
+/// Reply of `DOM.describeNode`.
+#[derive(Debug, Deserialize)]
+pub struct Described {
+    /// The node.
+    pub node: DescribedNode,
+}
+/// The part of a `DOM.Node` we read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedNode {
+    /// For `iframe` and `frame` elements: the frame they show.
+    #[serde(default)]
+    pub frame_id: Option<String>,
+}
+command!(DescribeNode<'_>, "DOM.describeNode", Described);
 
 /// `Input.dispatchMouseEvent`.
 #[derive(Serialize, Default, Clone)]

@@ -460,7 +460,7 @@
     if (tag === 'iframe' || tag === 'frame') {
       let cd = null;
       try { cd = el.contentDocument; } catch (e) { cd = null; }
-      if (!cd) { trunc.push([me, 'cross-origin frame: its content is in another process and was not read']); return; }
+      if (!cd) { trunc.push([me, 'cross-origin frame: its content was not read']); return; }
       const r = el.getBoundingClientRect();
       const body = cd.body || cd.documentElement;
       if (body) children(body, me, r.left + el.clientLeft + ox, r.top + el.clientTop + oy, hasBox, row);

@@ -458,6 +458,48 @@ impl Snapshot {
         out
     }
 
+    /// Renumbers the nodes into pre-order (each subtree contiguous, children in their order)
+    /// for a backend that appended a subtree after reading the rest (a frame read on its own).
+    /// Nodes not reachable from node 0 are dropped.
+    pub fn into_preorder(mut self) -> Snapshot {
+        let n = self.nodes.len();
+        let mut order = Vec::with_capacity(n);
+        let mut stack = vec![0usize];
+        while let Some(i) = stack.pop() {
+            if i >= n {
+                continue;
+            }
+            order.push(i);
+            stack.extend(self.nodes[i].children.iter().rev().copied());
+        }
+        if n == 0 || order.iter().enumerate().all(|(k, &i)| k == i) && order.len() == n {
+            return self;
+        }
+        let mut new_of = vec![usize::MAX; n];
+        for (k, &i) in order.iter().enumerate() {
+            new_of[i] = k;
+        }
+        let mut old: Vec<Option<Node>> = std::mem::take(&mut self.nodes)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.nodes = order
+            .iter()
+            .filter_map(|&i| {
+                let mut node = old[i].take()?;
+                node.parent = node.parent.map(|p| new_of[p]);
+                node.children = node
+                    .children
+                    .iter()
+                    .map(|&c| new_of[c])
+                    .filter(|&c| c != usize::MAX)
+                    .collect();
+                Some(node)
+            })
+            .collect();
+        self
+    }
+
     /// Checks structural invariants (parents precede children, links agree). Used by tests and
     /// debug builds to catch a backend that builds a broken tree.
     pub fn check(&self) -> Result<(), String> {
@@ -496,4 +538,54 @@ pub struct TextSlice {
     pub end: u32,
     /// Total length in characters.
     pub total: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, parent: Option<usize>, children: &[usize]) -> Node {
+        Node {
+            handle: name.into(),
+            parent,
+            children: children.to_vec(),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn into_preorder_makes_appended_subtrees_contiguous() {
+        // root(0) -> a(1) -> frame(2), b(3); the frame's document (4) and its child (5) were
+        // appended after b, as a backend reading a frame on its own does.
+        let snap = Snapshot {
+            nodes: vec![
+                node("root", None, &[1, 3]),
+                node("a", Some(0), &[2]),
+                node("frame", Some(1), &[4]),
+                node("b", Some(0), &[]),
+                node("doc", Some(2), &[5]),
+                node("button", Some(4), &[]),
+            ],
+            ..Snapshot::default()
+        };
+        let out = snap.into_preorder();
+        let names: Vec<&str> = out.nodes.iter().map(|n| n.handle.as_str()).collect();
+        assert_eq!(names, ["root", "a", "frame", "doc", "button", "b"]);
+        out.check().expect("well formed");
+        assert_eq!(out.nodes[0].children, [1, 5]);
+        assert_eq!(out.nodes[3].parent, Some(2));
+        assert_eq!(out.nodes[4].parent, Some(3));
+        assert_eq!(out.nodes[5].parent, Some(0));
+    }
+
+    #[test]
+    fn into_preorder_keeps_an_ordered_tree_as_it_is() {
+        let snap = Snapshot {
+            nodes: vec![node("root", None, &[1]), node("a", Some(0), &[])],
+            ..Snapshot::default()
+        };
+        let out = snap.into_preorder();
+        assert_eq!(out.nodes.len(), 2);
+        assert_eq!(out.nodes[1].parent, Some(0));
+    }
 }
