@@ -312,7 +312,12 @@ impl Actor<'_> {
 
     /// The element at a top-viewport point and the page whose world holds it, entering
     /// cross-origin frames (which `DOM.getNodeForLocation` answers with their frame element).
-    async fn point_target(&self, x: f64, y: f64) -> Option<(Option<Arc<Page>>, String)> {
+    /// Also the point in that page's viewport.
+    async fn point_target(
+        &self,
+        x: f64,
+        y: f64,
+    ) -> Option<(Option<Arc<Page>>, String, (f64, f64))> {
         let at = |x: f64, y: f64| format!("({POINT_EL_JS})({x}, {y})");
         let mut h = match self.hit_object(x, y).await {
             Some(h) => h,
@@ -349,7 +354,7 @@ impl Actor<'_> {
             (h, lx, ly) = (inner, lx - ox, ly - oy);
             frame = Some(fp);
         }
-        Some((frame, h))
+        Some((frame, h, (lx, ly)))
     }
 
     /// The object of the node at a point, via `DOM.getNodeForLocation`.
@@ -426,16 +431,35 @@ impl Actor<'_> {
         }
     }
 
+    /// Where pointer events for `el` at `g` go, and at which point there. An element in an
+    /// out-of-process frame gets them on its frame's own session, at frame coordinates: sent
+    /// to the page, the browser would route them by compositor hit-test data that lags behind
+    /// a frame that just loaded or moved, and they could land on the frame element instead.
+    fn pointer_route<'b>(&'b self, el: &'b Elem, g: &Geom) -> (&'b Page, f64, f64) {
+        match el.frame.as_deref() {
+            Some(f) if f.session() != self.page.session() => (f, g.x - g.off.0, g.y - g.off.1),
+            _ => (self.page, g.x, g.y),
+        }
+    }
+
     async fn send_mouse(
         &self,
+        r: &mut StepReport,
+        events: Vec<crate::protocol::DispatchMouseEvent>,
+    ) -> Result<()> {
+        self.send_mouse_to(self.page, r, events).await
+    }
+
+    async fn send_mouse_to(
+        &self,
+        page: &Page,
         r: &mut StepReport,
         events: Vec<crate::protocol::DispatchMouseEvent>,
     ) -> Result<()> {
         r.delivery.method = "cdp-input".into();
         r.delivery.delivered = Delivery::Maybe;
         for ev in &events {
-            self.page
-                .send(ev, self.deadline)
+            page.send(ev, self.deadline)
                 .await
                 .map_err(maybe_delivered)?;
         }
@@ -488,7 +512,8 @@ impl Actor<'_> {
             r.delivery.delivered = Delivery::Delivered;
         } else {
             self.probe(self.page_of(el), &el.obj, &events).await?;
-            self.send_mouse(r, click_events(g.x, g.y, button, count))
+            let (to, x, y) = self.pointer_route(el, &g);
+            self.send_mouse_to(to, r, click_events(x, y, button, count))
                 .await?;
         }
         self.verify_click(r, self.page_of(el), button, count).await
@@ -532,7 +557,7 @@ impl Actor<'_> {
         let (x, y) = self.viewport_point(p);
         r.grounding.method = "point".into();
         r.grounding.point = Some(self.screen_point(x, y));
-        let (frame, hit) = self.point_target(x, y).await.ok_or_else(|| {
+        let (frame, hit, local) = self.point_target(x, y).await.ok_or_else(|| {
             Error::invalid(
                 "x",
                 "there is no element of the page at that point (outside the viewport?)",
@@ -545,7 +570,14 @@ impl Actor<'_> {
             &["mousedown", "mouseup", "click", "auxclick", "contextmenu"],
         )
         .await?;
-        let sent = self.send_mouse(r, click_events(x, y, button, count)).await;
+        // Into an out-of-process frame through its own session (see `pointer_route`).
+        let (to, (x, y)) = match frame.as_deref() {
+            Some(f) if f.session() != self.page.session() => (f, local),
+            _ => (self.page, (x, y)),
+        };
+        let sent = self
+            .send_mouse_to(to, r, click_events(x, y, button, count))
+            .await;
         page.release(&hit).await;
         sent?;
         self.verify_click(r, page, button, count).await
@@ -566,7 +598,8 @@ impl Actor<'_> {
                         el.r
                     )));
                 }
-                self.send_mouse(r, vec![mouse_move(g.x, g.y, 0)]).await?;
+                let (to, x, y) = self.pointer_route(&el, &g);
+                self.send_mouse_to(to, r, vec![mouse_move(x, y, 0)]).await?;
                 let over = self
                     .call(
                         &el,
@@ -704,7 +737,7 @@ impl Actor<'_> {
             Some(Target::Point(p)) => {
                 let (x, y) = self.viewport_point(*p);
                 r.grounding.method = "point".into();
-                let (f, o) = self
+                let (f, o, _) = self
                     .point_target(x, y)
                     .await
                     .ok_or_else(|| Error::invalid("x", "no element of the page at that point"))?;

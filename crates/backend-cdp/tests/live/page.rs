@@ -320,16 +320,21 @@ fn cross_origin_frames_are_read_and_acted_on() {
         let seen = messages(&env, 2).await;
         assert_eq!(seen[1], format!("{port_host} input héllo"), "{seen}");
 
-        // A click by point lands inside the frame and is verified there (a fresh look: acting
+        // A click by point lands inside each frame and is verified there (a fresh look: acting
         // scrolled the page).
-        let port_ref = s.ref_of(port_button);
+        let refs = [
+            (s.ref_of(port_button), &port_host),
+            (s.ref_of(oop_button), &oop_host),
+        ];
         let s = env.observe(Some(s.clone())).await;
-        let port_button = s.resolve(port_ref).expect("the button keeps its ref");
-        let at = s.snapshot.nodes[port_button].bounds.unwrap().center();
-        let r = env.act(&s, vec![click_at(at)]).await;
-        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        let seen = messages(&env, 3).await;
-        assert_eq!(seen[2], format!("{port_host} clicked"), "{seen}");
+        for (n, (r, host)) in refs.into_iter().enumerate() {
+            let button = s.resolve(r).expect("the button keeps its ref");
+            let at = s.snapshot.nodes[button].bounds.unwrap().center();
+            let r = env.act(&s, vec![click_at(at)]).await;
+            assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+            let seen = messages(&env, 3 + n).await;
+            assert_eq!(seen[2 + n], format!("{host} clicked"), "{seen}");
+        }
 
         // The frames' new text shows in a fresh look and reads back by range.
         let s2 = env.observe(Some(s.clone())).await;
