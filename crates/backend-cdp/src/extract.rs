@@ -331,12 +331,10 @@ async fn read_frames(
             continue;
         };
         let (nonce, budget) = (nonce.to_string(), max_nodes - snap.nodes.len());
-        let owner_page = p.in_page.as_deref().unwrap_or(top);
-        match read_frame(
-            top, owner_page, &nonce, id, p.offset, top_vp, budget, deadline,
-        )
-        .await
-        {
+        // A frame whose renderer hangs costs at most half of the time left: the rest of the
+        // page is still returned, the frame marked as not read.
+        let frame_deadline = deadline.cap(deadline.remaining() / 2);
+        match read_frame(top, &p, (&nonce, id), top_vp, budget, frame_deadline).await {
             Ok(Some((frame_page, off, child))) => {
                 let base = snap.nodes.len();
                 graft(&mut snap, p.node, child);
@@ -364,18 +362,17 @@ async fn read_frames(
     snap.into_preorder()
 }
 
-/// Reads one cross-origin frame shown by element `id` of document `nonce` in `owner_page`.
-#[allow(clippy::too_many_arguments)]
+/// Reads one cross-origin frame: the one shown by `owner` (document nonce, element id) in the
+/// page of `p`.
 async fn read_frame(
     top: &Page,
-    owner_page: &Page,
-    nonce: &str,
-    id: u64,
-    owner_offset: (f64, f64),
+    p: &Pending,
+    (nonce, id): (&str, u64),
     top_vp: &Viewport,
     budget: usize,
     deadline: Deadline,
 ) -> CdpResult<Option<(Arc<Page>, (f64, f64), Snapshot)>> {
+    let (owner_page, owner_offset) = (p.in_page.as_deref().unwrap_or(top), p.offset);
     let Some(obj) = owner_page.element(nonce, id, deadline).await? else {
         return Ok(None);
     };

@@ -407,6 +407,59 @@ fn cross_origin_frames_are_read_and_acted_on() {
     });
 }
 
+const SPIN: &str = r#"<!doctype html><title>Spin</title><p>Busy frame</p>
+<script>setTimeout(() => { for (;;) {} }, 200);</script>"#;
+
+#[test]
+fn a_hung_cross_origin_frame_costs_part_of_the_deadline_not_the_page() {
+    live(
+        "a_hung_cross_origin_frame_costs_part_of_the_deadline_not_the_page",
+        60,
+        || async {
+            let mut env = Env::start(&[("/outer.html", OUTER_X), ("/spin.html", SPIN)], None).await;
+            env.goto("/outer.html").await;
+            let js = format!(
+            "new Promise(r => {{ const f = document.getElementById('oop'); f.onload = () => r(true); \
+             f.src = 'http://localhost:{}/spin.html'; }})",
+            env.server.port
+        );
+            env.eval(&js).await;
+            // Let the frame's script start spinning.
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            let t = std::time::Instant::now();
+            let snap = env
+                .backend
+                .observe(
+                    &env.root,
+                    &uidriver_core::ObserveRequest::default(),
+                    uidriver_core::Deadline::after(Duration::from_secs(4)),
+                )
+                .await
+                .expect("the page is observed");
+            assert!(
+                t.elapsed() < Duration::from_secs(4),
+                "took {:?}",
+                t.elapsed()
+            );
+            assert!(!snap.complete);
+            let frame = snap
+                .nodes
+                .iter()
+                .find(|n| n.name.text() == Some("Other site"))
+                .expect("the frame's node");
+            let why = &frame.truncated.as_ref().expect("marked not read").reason;
+            assert!(why.contains("could not be read"), "{why}");
+            assert!(
+                snap.nodes
+                    .iter()
+                    .any(|n| n.name.text() == Some("Outer page")),
+                "the rest of the page is there"
+            );
+            env.finish().await;
+        },
+    );
+}
+
 const PIXELS: &str = r#"<!doctype html><title>Pixels</title>
 <body style="margin: 0; background: white">
 <div style="position: absolute; left: 50px; top: 60px; width: 40px; height: 40px; background: rgb(255, 0, 0)" aria-label="Red"></div>"#;
