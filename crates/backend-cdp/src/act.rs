@@ -27,7 +27,7 @@ use uidriver_core::{
 use crate::error::{maybe_delivered, CdpError};
 use crate::extract::{parse_handle, Viewport};
 use crate::input::{click_events, mouse_move, wheel};
-use crate::page::Page;
+use crate::page::{Page, WALKER_JS};
 use crate::protocol::{CallArgument, GetNodeForLocation, ResolveNode};
 
 pub(crate) const U: &str = "globalThis[Symbol.for('uidriver')]";
@@ -385,6 +385,44 @@ impl Actor<'_> {
             .await
             .ok()?;
         resolved.object.object_id
+    }
+
+    /// The focused element (entering shadow roots and frames, cross-origin ones included) and
+    /// the frame page whose world holds it (`None`: the top page); no element when nothing
+    /// has focus.
+    pub(crate) async fn focused(&self) -> Result<(Option<Arc<Page>>, Option<String>)> {
+        // The walker's `deepFocus` (installing the walker first in a world it never ran in).
+        let expr = format!(
+            "(() => {{ const K = Symbol.for('uidriver'); \
+             if (!globalThis[K] || !globalThis[K].deepFocus) {{ {WALKER_JS}; }} \
+             return globalThis[K].deepFocus(); }})()"
+        );
+        let mut frame: Option<Arc<Page>> = None;
+        for _ in 0..crate::frames::MAX_FRAME_DEPTH {
+            let p = frame.as_deref().unwrap_or(self.page);
+            let Some(o) = p
+                .eval_world(&expr, false, self.deadline)
+                .await?
+                .result
+                .object_id
+            else {
+                return Ok((frame, None));
+            };
+            let closed = p
+                .call_on(&o, CLOSED_FRAME_JS, vec![], self.deadline)
+                .await?;
+            if closed.as_bool() != Some(true) {
+                return Ok((frame, Some(o)));
+            }
+            match self.page.frame_page(p, &o, self.deadline).await {
+                Ok(Some(fp)) => {
+                    p.release(&o).await;
+                    frame = Some(fp);
+                }
+                _ => return Ok((frame, Some(o))),
+            }
+        }
+        Ok((frame, None))
     }
 
     /// Starts counting pointer/key events that reach the element (capture phase, our world).
@@ -887,7 +925,8 @@ const CLOSED_FRAME_JS: &str = r#"function () {
 
 /// Counts the named events reaching `this` (capture phase) until read.
 const PROBE_JS: &str = r#"function (types) {
-  const U = globalThis[Symbol.for('uidriver')];
+  const K = Symbol.for('uidriver');
+  const U = globalThis[K] || (globalThis[K] = {});
   if (U.probe) U.probe.off();
   const seen = {}, fns = [], tgt = this;
   for (const t of types) {

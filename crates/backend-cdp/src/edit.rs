@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use uidriver_core::action::Button;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
 
-use crate::act::{format_number, verify, Actor, U};
+use crate::act::{format_number, verify, Actor};
 use crate::error::maybe_delivered;
 use crate::input::chord_events;
 use crate::protocol::InsertText;
@@ -92,7 +92,16 @@ impl Actor<'_> {
         r.delivery.delivered = Delivery::Delivered;
         let value = match &el {
             Some(el) => self.call(el, READ_VALUE_JS, vec![]).await?,
-            None => self.page.eval_value(&format!("(() => {{ const a = {U}.deepFocus(); return a ? ({READ_VALUE_JS}).call(a) : null; }})()"), self.deadline).await?,
+            // Whatever has the focus, inside cross-origin frames too.
+            None => match self.focused().await? {
+                (frame, Some(obj)) => {
+                    let p = frame.as_deref().unwrap_or(self.page);
+                    let v = p.call_on(&obj, READ_VALUE_JS, vec![], self.deadline).await;
+                    p.release(&obj).await;
+                    v?
+                }
+                (_, None) => Value::Null,
+            },
         };
         let ok = value.as_str().is_some_and(|v| v.contains(text));
         verify(
@@ -112,24 +121,44 @@ impl Actor<'_> {
         t: Option<ElementRef>,
         keys: &[KeyChord],
     ) -> Result<()> {
-        // Inside a cross-origin frame, the frame's world sees its keys.
-        let mut frame = None;
-        if let Some(t) = t {
-            let el = self.element(r, t).await?;
-            self.call(&el, "function () { this.focus(); }", vec![])
-                .await?;
-            frame = el.frame;
-        } else {
-            r.grounding.method = "focus".into();
-        }
+        // Count keydowns where they should land: the window of the target's document, or of
+        // whatever has the focus (inside cross-origin frames too: their own world sees them).
+        let (frame, focused) = match t {
+            Some(t) => {
+                let el = self.element(r, t).await?;
+                self.call(&el, "function () { this.focus(); }", vec![])
+                    .await?;
+                (el.frame.clone(), Some(el.obj))
+            }
+            None => {
+                r.grounding.method = "focus".into();
+                self.focused().await?
+            }
+        };
         let page = frame.as_deref().unwrap_or(self.page);
-        // Count keydowns where they land: the window of the focused element's document.
-        let expr = format!("(() => {{ const a = {U}.deepFocus(); return (a ? a.ownerDocument : document).defaultView; }})()");
-        let win = page
-            .eval_world(&expr, false, self.deadline)
-            .await?
-            .result
-            .object_id;
+        let win = match &focused {
+            Some(obj) => {
+                page.send(
+                    &crate::protocol::CallFunctionOn {
+                        function_declaration:
+                            "function () { return this.ownerDocument.defaultView; }",
+                        object_id: Some(obj),
+                        return_by_value: false,
+                        ..Default::default()
+                    },
+                    self.deadline,
+                )
+                .await?
+                .result
+                .object_id
+            }
+            None => {
+                page.eval_world("window", false, self.deadline)
+                    .await?
+                    .result
+                    .object_id
+            }
+        };
         if let Some(w) = &win {
             self.probe(page, w, &["keydown"]).await?;
         }
