@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+from sdk_checks import Checks, cli
+
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -23,19 +25,8 @@ EXPECTED_TOOLS = {
 }
 
 
-def cli(exe, tool, args):
-    p = subprocess.run([exe, "call", tool, json.dumps(args), "--json"],
-                       capture_output=True, text=True, timeout=60)
-    return p.returncode, json.loads(p.stdout)
-
-
 async def main(exe):
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what, file=sys.stderr)
+    check = Checks()
 
     params = StdioServerParameters(command=exe, args=["mcp"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
@@ -81,11 +72,7 @@ async def main(exe):
             check(strip(cli_ok) == strip(r.structured_content), "CLI and MCP give the same find_roots result")
 
     subprocess.run([exe, "daemon", "stop"], timeout=30)
-    if failures:
-        print(f"{len(failures)} conformance failures", file=sys.stderr)
-        return 1
-    print(f"MCP conformance ok: {len(names)} tools")
-    return 0
+    return check.exit_code("conformance", f"MCP conformance ok: {len(names)} tools")
 
 
 if __name__ == "__main__":

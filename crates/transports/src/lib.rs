@@ -1,10 +1,11 @@
 //! How callers reach the service. Every transport moves the same [`ToolResult`]: MCP over stdio
-//! (for agents), the daemon's Unix socket (which owns the one shared service), and the client
+//! or loopback HTTP with a bearer token (for agents), the daemon's Unix socket (which owns the one shared service), and the client
 //! the CLI and attached MCP servers use to talk to the daemon.
 //!
 //! # Layout
 //! - `caller`: [`ToolCaller`], what a transport needs: call a tool, by name, with JSON.
 //! - `mcp`: the MCP server over stdio (rmcp), for any [`ToolCaller`].
+//! - `mcp_http`: the same server over Streamable HTTP, loopback only, bearer token required.
 //! - `daemon`: the socket server around a [`Service`](uidriver_service::Service).
 //! - `client`: [`DaemonClient`], which starts the daemon when it is absent.
 //! - `protocol`: the JSON-lines messages on the socket.
@@ -14,6 +15,7 @@ mod caller;
 mod client;
 mod daemon;
 mod mcp;
+mod mcp_http;
 mod protocol;
 mod socket;
 
@@ -21,6 +23,9 @@ pub use caller::ToolCaller;
 pub use client::{ClientError, DaemonClient, SpawnOptions};
 pub use daemon::{bind_socket, serve_daemon, DaemonOptions};
 pub use mcp::serve_mcp_stdio;
+pub use mcp_http::{
+    bind_mcp_http, check_options, serve_mcp_http, HttpOptions, MCP_PATH, MIN_TOKEN_LEN,
+};
 pub use protocol::{Request, Response};
 pub use socket::{default_socket_path, runtime_dir};
 pub use uidriver_service::ToolResult;

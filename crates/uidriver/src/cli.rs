@@ -58,6 +58,12 @@ pub struct McpArgs {
     /// Run the service inside this process instead of attaching to the daemon.
     #[arg(long)]
     pub standalone: bool,
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR must be a
+    /// loopback address (127.0.0.1:8765; port 0 picks a free one). Every request needs
+    /// `Authorization: Bearer <token>`: $UIDRIVER_MCP_TOKEN, or else a new token written to
+    /// <runtime dir>/mcp-http-token (mode 0600).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub service: ServiceFlags,
 }

@@ -1,13 +1,22 @@
-//! `uidriver mcp`: MCP over stdio, attached to the shared daemon (or standalone).
+//! `uidriver mcp`: MCP over stdio, or over loopback HTTP with a bearer token (`--http`),
+//! attached to the shared daemon (or standalone).
 
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use uidriver_transports::{serve_mcp_stdio, ToolCaller};
+use uidriver_transports::{
+    bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller, MCP_PATH,
+};
 
 use super::daemon::{connect, spawn_options};
 use super::exit;
 use crate::backends::build_service;
 use crate::cli::McpArgs;
+
+/// The environment variable that gives the HTTP endpoint's token.
+const TOKEN_ENV: &str = "UIDRIVER_MCP_TOKEN";
 
 pub async fn run(a: McpArgs) -> u8 {
     let caller: Arc<dyn ToolCaller> = if a.standalone {
@@ -21,11 +30,89 @@ pub async fn run(a: McpArgs) -> u8 {
             }
         }
     };
-    match serve_mcp_stdio(caller).await {
+    let served = match a.http {
+        None => serve_mcp_stdio(caller).await,
+        Some(addr) => return serve_http(caller, addr).await,
+    };
+    match served {
         Ok(()) => exit::OK,
         Err(e) => {
             eprintln!("uidriver mcp: {e}");
             exit::UNAVAILABLE
         }
     }
+}
+
+async fn serve_http(caller: Arc<dyn ToolCaller>, addr: std::net::SocketAddr) -> u8 {
+    let (token, from) = match std::env::var(TOKEN_ENV) {
+        Ok(t) if !t.is_empty() => (t, format!("${TOKEN_ENV}")),
+        _ => match new_token_file() {
+            Ok((t, path)) => (t, path.display().to_string()),
+            Err(e) => {
+                eprintln!("uidriver mcp: cannot write a token file: {e}");
+                return exit::UNAVAILABLE;
+            }
+        },
+    };
+    let opts = HttpOptions {
+        addr,
+        token: token.clone(),
+    };
+    let listener = match bind_mcp_http(&opts).await {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("uidriver mcp: {e}");
+            return exit::USAGE;
+        }
+        Err(e) => {
+            eprintln!("uidriver mcp: cannot listen on {addr}: {e}");
+            return exit::UNAVAILABLE;
+        }
+    };
+    let at = listener.local_addr().unwrap_or(addr);
+    eprintln!("uidriver mcp: serving MCP at http://{at}{MCP_PATH} (bearer token from {from})");
+    match serve_mcp_http(caller, listener, token, stop_signal()).await {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("uidriver mcp: {e}");
+            exit::UNAVAILABLE
+        }
+    }
+}
+
+/// Resolves at SIGINT or SIGTERM.
+async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+/// A new random token, written to `<runtime dir>/mcp-http-token` readable by this user only.
+fn new_token_file() -> std::io::Result<(String, PathBuf)> {
+    let mut raw = [0u8; 24];
+    std::fs::File::open("/dev/urandom").and_then(|mut f| {
+        use std::io::Read;
+        f.read_exact(&mut raw)
+    })?;
+    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = runtime_dir();
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    let path = dir.join("mcp-http-token");
+    let _ = std::fs::remove_file(&path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    f.write_all(token.as_bytes())?;
+    Ok((token, path))
 }

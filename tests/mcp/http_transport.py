@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`uidriver mcp --http` driven by the official MCP Python SDK's Streamable HTTP client.
+
+Checks: a non-loopback address is refused; requests without the bearer token, or with a wrong
+one, get 401 and reach no tool; with the token: initialize, tools/list equal to the stdio
+server's tool names, a bad call answered with invalid_args, and a good call giving the same
+structured result as `uidriver call --json`.
+
+Usage: http_transport.py PATH_TO_UIDRIVER   (exit 0 on success; prints what failed otherwise)
+The caller isolates the daemon (UIDRIVER_SOCKET, XDG_STATE_HOME, XDG_RUNTIME_DIR); this script
+stops the server and the daemon.
+"""
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+from sdk_checks import Checks, cli
+
+from mcp import ClientSession
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+TOKEN = "test-token-" + os.urandom(12).hex()
+
+
+def post(url, headers):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    req = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+async def main(exe):
+    check = Checks()
+
+    env = dict(os.environ, UIDRIVER_MCP_TOKEN=TOKEN)
+    bad = subprocess.run([exe, "mcp", "--http", "0.0.0.0:0"], env=env,
+                         capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and "loopback" in bad.stderr,
+          f"non-loopback refused: exit {bad.returncode}, {bad.stderr.strip()!r}")
+
+    server = subprocess.Popen([exe, "mcp", "--http", "127.0.0.1:0"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        m, lines = None, []
+        while m is None and len(lines) < 50:
+            line = server.stderr.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)
+        check(m is not None, f"server announces its URL: {lines!r}")
+        # Keep reading its stderr so a chatty server never blocks on a full pipe.
+        threading.Thread(target=lambda: [sys.stderr.write(l) for l in server.stderr], daemon=True).start()
+        if m is None:
+            return 1
+        url = m.group(1)
+
+        check(post(url, {}) == 401, "no token: 401")
+        check(post(url, {"Authorization": "Bearer wrong-" + TOKEN[6:]}) == 401, "wrong token: 401")
+        check(post(url.replace("/mcp", "/other"), {"Authorization": f"Bearer {TOKEN}"}) == 404,
+              "other paths: 404")
+
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+        async with http, streamable_http_client(url, http_client=http) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                init = await asyncio.wait_for(session.initialize(), 30)
+                check(init.server_info.name == "uidriver", f"server name {init.server_info.name!r}")
+                names = {t.name for t in (await session.list_tools()).tools}
+                tools = subprocess.run([exe, "tools", "--json"], capture_output=True, text=True,
+                                       timeout=30)
+                expected = {t["name"] for t in json.loads(tools.stdout)}
+                check(names == expected, f"same tools as the registry: {names ^ expected}")
+
+                r = await session.call_tool("act_ui", {"stateId": "s1", "actions": []})
+                check(r.is_error is True, "bad call sets isError")
+                check((r.structured_content or {}).get("error", {}).get("code") == "invalid_args",
+                      f"bad call code: {r.structured_content}")
+
+                r = await session.call_tool("find_roots", {})
+                rc, cli_ok = cli(exe, "find_roots", {})
+                strip = lambda v: {k: v[k] for k in v if k != "issues"}
+                check(rc in (0, 1, 3), f"uidriver call find_roots exit {rc}")
+                check(strip(cli_ok) == strip(r.structured_content or {}),
+                      "HTTP and the CLI give the same find_roots result")
+    finally:
+        server.terminate()
+        try:
+            code = server.wait(timeout=15)
+            check(code == 0, f"server exits 0 on SIGTERM: {code}")
+        except subprocess.TimeoutExpired:
+            server.kill()
+            check(False, "server stops on SIGTERM")
+        subprocess.run([exe, "daemon", "stop"], timeout=30)
+    return check.exit_code("HTTP transport", f"MCP over HTTP ok: {len(names)} tools")
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1])))
