@@ -19,11 +19,13 @@ const VALUE_CHARS: i32 = 200;
 const REDACTED: &str = "••••";
 
 /// Facts that do not change for the life of an object, remembered across observations so a
-/// repeated look costs fewer calls: action names (a GTK3 button's `click` never changes; object
-/// paths are not reused while the app runs). Bounded; forgotten wholesale when full.
+/// repeated look costs fewer calls: action names (a GTK3 button's `click` never changes) and
+/// the interfaces it implements (fixed by its toolkit type when it is created). Object paths
+/// are not reused while the app runs. Bounded; forgotten wholesale when full.
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
     actions: std::sync::Mutex<HashMap<String, Vec<String>>>,
+    interfaces: std::sync::Mutex<HashMap<String, Ifaces>>,
 }
 
 /// Entries kept before the memo starts over.
@@ -46,10 +48,30 @@ impl Memo {
         m.insert(handle, names.to_vec());
     }
 
+    pub(crate) fn interfaces(&self, handle: &str) -> Option<Ifaces> {
+        self.interfaces
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(handle)
+            .copied()
+    }
+
+    pub(crate) fn remember_interfaces(&self, handle: String, ifaces: Ifaces) {
+        let mut m = self.interfaces.lock().unwrap_or_else(|p| p.into_inner());
+        if m.len() >= MEMO_CAP {
+            m.clear();
+        }
+        m.insert(handle, ifaces);
+    }
+
     /// Forgets everything about an application (its bus name left the bus).
     pub(crate) fn forget_app(&self, bus: &str) {
         let prefix = format!("{bus}:");
         self.actions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|k, _| !k.starts_with(&prefix));
+        self.interfaces
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .retain(|k, _| !k.starts_with(&prefix));
@@ -222,5 +244,38 @@ fn clone_err(e: &LinuxError) -> LinuxError {
             reason: reason.clone(),
         },
         other => LinuxError::Deadline(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memo_remembers_per_object_and_forgets_an_app() {
+        let m = Memo::default();
+        let ifaces = Ifaces::from_names(&["org.a11y.atspi.Action", "org.a11y.atspi.Text"]);
+        m.remember_interfaces(":1.5:/org/a11y/atspi/accessible/7".into(), ifaces);
+        m.remember_interfaces(
+            ":1.6:/org/a11y/atspi/accessible/7".into(),
+            Ifaces::default(),
+        );
+        m.remember_actions(
+            ":1.5:/org/a11y/atspi/accessible/7".into(),
+            &["click".into()],
+        );
+        assert_eq!(
+            m.interfaces(":1.5:/org/a11y/atspi/accessible/7"),
+            Some(ifaces)
+        );
+        assert_eq!(m.interfaces(":1.5:/org/a11y/atspi/accessible/8"), None);
+        m.forget_app(":1.5");
+        assert_eq!(m.interfaces(":1.5:/org/a11y/atspi/accessible/7"), None);
+        assert_eq!(m.actions(":1.5:/org/a11y/atspi/accessible/7"), None);
+        // Another app's facts stay.
+        assert_eq!(
+            m.interfaces(":1.6:/org/a11y/atspi/accessible/7"),
+            Some(Ifaces::default())
+        );
     }
 }

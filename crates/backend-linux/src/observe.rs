@@ -218,11 +218,15 @@ pub(crate) async fn observe(
     };
     let cached = index.by_path.len();
     phases.push(("getitems", ms(t_items)));
+    let known = Known {
+        cache: &index,
+        memo: scope.memo,
+    };
 
     let t_walk = Instant::now();
     let mut root = match index.by_path.get(&scope.root.path) {
         Some(i) => Described::from(i),
-        None => describe(&c, scope.root.clone(), Some(root_role)).await?,
+        None => describe(&c, scope.root.clone(), Some(root_role), scope.memo).await?,
     };
     if scope.toolkit == Toolkit::Gtk4 {
         // The observed node is on screen by assumption (a window, or a region a state showed).
@@ -348,14 +352,14 @@ pub(crate) async fn observe(
                     waiting_kids.insert(n);
                     let obj = nodes[n].d.obj.clone();
                     let count = nodes[n].d.child_count;
-                    let (c, index) = (&c, &index);
+                    let (c, known) = (&c, &known);
                     let max_children = req.max_children;
                     pending.push(
                         async move {
                             let r = if managed {
-                                managed_children(c, &obj, count, max_children, index).await
+                                managed_children(c, &obj, count, max_children, known).await
                             } else {
-                                children(c, &obj, index).await
+                                children(c, &obj, known).await
                             };
                             Done::Children(n, r)
                         }
@@ -413,11 +417,11 @@ pub(crate) async fn observe(
                 if !missing.is_empty() {
                     // Children the cache did not have: describe them and append.
                     waiting_kids.insert(n);
-                    let (c, index) = (&c, &index);
+                    let (c, known) = (&c, &known);
                     pending.push(
                         async move {
                             let described =
-                                join_all(missing.into_iter().map(|o| describe_cached(c, o, index)))
+                                join_all(missing.into_iter().map(|o| describe_cached(c, o, known)))
                                     .await;
                             Done::Children(n, collect_kids(described))
                         }
@@ -638,18 +642,40 @@ fn add_children(
     to_plan[start..].reverse();
 }
 
-/// Describes an object by calls (4 in parallel): role, states, interfaces, properties.
-async fn describe(c: &Caller, obj: Obj, role_hint: Option<u32>) -> Result<Described, LinuxError> {
+/// What is known about objects without asking the app: this look's cache and what earlier
+/// looks learned that never changes.
+struct Known<'a> {
+    cache: &'a CacheIndex,
+    memo: &'a Memo,
+}
+
+/// Describes an object by calls (4 in parallel): role, states, interfaces (remembered after the
+/// first look), properties.
+async fn describe(
+    c: &Caller,
+    obj: Obj,
+    role_hint: Option<u32>,
+    memo: &Memo,
+) -> Result<Described, LinuxError> {
     let role_f = async {
         match role_hint {
             Some(r) => Ok(r),
             None => accessible::role(c, &obj).await,
         }
     };
+    let ifaces_f = async {
+        let key = obj.to_string();
+        if let Some(i) = memo.interfaces(&key) {
+            return Ok(i);
+        }
+        let i = accessible::interfaces(c, &obj).await?;
+        memo.remember_interfaces(key, i);
+        Ok::<_, LinuxError>(i)
+    };
     let (r, s, i, p) = tokio::join!(
         role_f,
         accessible::states(c, &obj),
-        accessible::interfaces(c, &obj),
+        ifaces_f,
         accessible::props(c, &obj)
     );
     let p = p?;
@@ -665,21 +691,17 @@ async fn describe(c: &Caller, obj: Obj, role_hint: Option<u32>) -> Result<Descri
     })
 }
 
-async fn describe_cached(
-    c: &Caller,
-    obj: Obj,
-    index: &CacheIndex,
-) -> Result<Described, LinuxError> {
-    match index.by_path.get(&obj.path) {
+async fn describe_cached(c: &Caller, obj: Obj, known: &Known<'_>) -> Result<Described, LinuxError> {
+    match known.cache.by_path.get(&obj.path) {
         Some(i) if i.obj.bus == obj.bus => Ok(Described::from(i)),
-        _ => describe(c, obj, None).await,
+        _ => describe(c, obj, None, known.memo).await,
     }
 }
 
 /// All children of an ordinary node, in order; those not in the cache are described by calls.
-async fn children(c: &Caller, obj: &Obj, index: &CacheIndex) -> Result<Kids, LinuxError> {
+async fn children(c: &Caller, obj: &Obj, known: &Known<'_>) -> Result<Kids, LinuxError> {
     let refs = accessible::children(c, obj).await?;
-    let described = join_all(refs.into_iter().map(|r| describe_cached(c, r, index))).await;
+    let described = join_all(refs.into_iter().map(|r| describe_cached(c, r, known))).await;
     collect_kids(described)
 }
 
@@ -731,7 +753,7 @@ async fn managed_children(
     obj: &Obj,
     count: i32,
     max_children: usize,
-    index: &CacheIndex,
+    known: &Known<'_>,
 ) -> Result<Kids, LinuxError> {
     let count = if count >= 0 {
         count as usize
@@ -746,7 +768,7 @@ async fn managed_children(
     }
     if count <= max_children {
         // Small enough to list in one call; keep the showing ones.
-        let all = children(c, obj, index).await?;
+        let all = children(c, obj, known).await?;
         let total = all.kids.len();
         let kids: Vec<Described> = all
             .kids
@@ -770,7 +792,7 @@ async fn managed_children(
             .min(i + (max_children - read));
         let batch = join_all((i..end).map(|k| async move {
             match accessible::child_at(c, obj, k as i32).await? {
-                Some(o) => describe_cached(c, o, index).await.map(Some),
+                Some(o) => describe_cached(c, o, known).await.map(Some),
                 None => Ok(None),
             }
         }))
