@@ -474,9 +474,24 @@ impl Actor<'_> {
     /// to the page, the browser would route them by compositor hit-test data that lags behind
     /// a frame that just loaded or moved, and they could land on the frame element instead.
     fn pointer_route<'b>(&'b self, el: &'b Elem, g: &Geom) -> (&'b Page, f64, f64) {
-        match el.frame.as_deref() {
-            Some(f) if f.session() != self.page.session() => (f, g.x - g.off.0, g.y - g.off.1),
-            _ => (self.page, g.x, g.y),
+        self.route(
+            el.frame.as_deref(),
+            (g.x, g.y),
+            (g.x - g.off.0, g.y - g.off.1),
+        )
+    }
+
+    /// [`Actor::pointer_route`] for a point known in the top viewport (`top`) and in the
+    /// viewport of the frame page that holds what is there (`local`).
+    fn route<'b>(
+        &'b self,
+        frame: Option<&'b Page>,
+        top: (f64, f64),
+        local: (f64, f64),
+    ) -> (&'b Page, f64, f64) {
+        match frame {
+            Some(f) if f.session() != self.page.session() => (f, local.0, local.1),
+            _ => (self.page, top.0, top.1),
         }
     }
 
@@ -609,10 +624,7 @@ impl Actor<'_> {
         )
         .await?;
         // Into an out-of-process frame through its own session (see `pointer_route`).
-        let (to, (x, y)) = match frame.as_deref() {
-            Some(f) if f.session() != self.page.session() => (f, local),
-            _ => (self.page, (x, y)),
-        };
+        let (to, x, y) = self.route(frame.as_deref(), (x, y), local);
         let sent = self
             .send_mouse_to(to, r, click_events(x, y, button, count))
             .await;
@@ -766,20 +778,21 @@ impl Actor<'_> {
         dx: i32,
         dy: i32,
     ) -> Result<()> {
-        let (obj, x, y, own, frame) = match target {
+        let (obj, x, y, own, frame, local) = match target {
             Some(Target::Ref(t)) => {
                 let el = self.element(r, *t).await?;
                 let g = self.geometry(&el).await?;
-                (el.obj, g.x, g.y, true, el.frame)
+                let local = (g.x - g.off.0, g.y - g.off.1);
+                (el.obj, g.x, g.y, true, el.frame, local)
             }
             Some(Target::Point(p)) => {
                 let (x, y) = self.viewport_point(*p);
                 r.grounding.method = "point".into();
-                let (f, o, _) = self
+                let (f, o, local) = self
                     .point_target(x, y)
                     .await
                     .ok_or_else(|| Error::invalid("x", "no element of the page at that point"))?;
-                (o, x, y, false, f)
+                (o, x, y, false, f, local)
             }
             None => {
                 r.grounding.method = "focus".into();
@@ -789,7 +802,7 @@ impl Actor<'_> {
                     .hit_object(w, h)
                     .await
                     .ok_or_else(|| Error::internal("nothing at the viewport centre"))?;
-                (o, w, h, false, None)
+                (o, w, h, false, None, (w, h))
             }
         };
         let page = frame.as_deref().unwrap_or(self.page);
@@ -797,7 +810,8 @@ impl Actor<'_> {
         let before = page
             .call_on(&obj, SCROLL_STATE_JS, vec![], self.deadline)
             .await?;
-        self.send_mouse(r, vec![mouse_move(x, y, 0), wheel(x, y, dx, dy)])
+        let (to, sx, sy) = self.route(frame.as_deref(), (x, y), local);
+        self.send_mouse_to(to, r, vec![mouse_move(sx, sy, 0), wheel(sx, sy, dx, dy)])
             .await?;
         // Wheel scrolling is applied asynchronously (and may animate): poll briefly.
         let mut after = before.clone();

@@ -195,7 +195,9 @@ const X_INNER: &str = r#"<!doctype html><title>X inner</title>
 <p id="text">Frame text <span id="out">waiting</span></p>
 <button onclick="document.getElementById('out').textContent = 'clicked'; parent.postMessage(location.host + ' clicked', '*')">Frame button</button>
 <input aria-label="Frame field" oninput="parent.postMessage(location.host + ' input ' + this.value, '*')">
-<button onclick="setTimeout(() => { document.getElementById('out').textContent = 'later'; }, 800)">Change later</button>"#;
+<button onclick="setTimeout(() => { document.getElementById('out').textContent = 'later'; }, 800)">Change later</button>
+<p style="height: 600px">A tall paragraph, so the frame scrolls.</p>
+<p>The end of the frame</p>"#;
 
 /// The matches of a role and text, each with the frame node it is inside.
 fn in_frames(s: &uidriver_core::State, role: Role, text: &str) -> Vec<(usize, usize)> {
@@ -410,6 +412,24 @@ fn cross_origin_frames_are_read_and_acted_on() {
         );
         let s3 = env.observe(Some(s2.clone())).await;
         assert_eq!(in_frames(&s3, Role::Paragraph, "Frame text later").len(), 1);
+
+        // The wheel over an element of the out-of-process frame scrolls that frame.
+        let (end, _) = in_frames(&s3, Role::Paragraph, "The end of the frame")
+            .into_iter()
+            .find(|(_, f)| s3.snapshot.nodes[*f].name.text() == Some("Other site"))
+            .expect("the other-site frame's last paragraph");
+        let frame_doc = s3.snapshot.nodes[end].parent.expect("the frame's document");
+        let r = env
+            .act(
+                &s3,
+                vec![Step::Scroll {
+                    target: Some(uidriver_core::Target::Ref(s3.ref_of(frame_doc))),
+                    dx: 0,
+                    dy: 3,
+                }],
+            )
+            .await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
 
         // A frame that is removed takes its refs with it: stale, nothing sent.
         env.eval("document.getElementById('oop').remove(); true")
