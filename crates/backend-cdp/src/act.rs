@@ -702,17 +702,29 @@ impl Actor<'_> {
         button: Button,
     ) -> Result<()> {
         let mut pts: Vec<(f64, f64)> = path.iter().map(|p| self.viewport_point(*p)).collect();
+        let (mut frame, mut off) = (None, (0.0, 0.0));
         if let Some(f) = from {
             let el = self.element(r, f).await?;
             let g = self.geometry(&el).await?;
             pts.insert(0, (g.x, g.y));
+            (frame, off) = (el.frame.clone(), g.off);
         } else {
             r.grounding.method = "point".into();
+        }
+        if let Some(&(x, y)) = pts.first() {
+            r.grounding.point = Some(self.screen_point(x, y));
+        }
+        // A drag that starts inside a frame stays with that frame, as the pointer's capture
+        // does: its window counts the events, and into an out-of-process frame they go through
+        // the frame's session at its coordinates (see `pointer_route`).
+        let probe_page = frame.as_deref().unwrap_or(self.page);
+        let (to, sx, sy) = self.route(frame.as_deref(), (0.0, 0.0), (-off.0, -off.1));
+        for p in &mut pts {
+            *p = (p.0 + sx, p.1 + sy);
         }
         let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
             return Err(Error::invalid("path", "a drag needs points"));
         };
-        r.grounding.point = Some(self.screen_point(first.0, first.1));
         let (name, bit) = crate::input::button(button);
         let mut evs = vec![mouse_move(first.0, first.1, 0)];
         evs.push(crate::protocol::DispatchMouseEvent {
@@ -741,18 +753,17 @@ impl Actor<'_> {
             ..Default::default()
         });
         // Count what the page receives (on the window, so it does not matter what is dragged).
-        let win = self
-            .page
+        let win = probe_page
             .eval_world("window", false, self.deadline)
             .await?
             .result
             .object_id;
         if let Some(w) = &win {
-            self.probe(self.page, w, &["mousedown", "mousemove", "mouseup"])
+            self.probe(probe_page, w, &["mousedown", "mousemove", "mouseup"])
                 .await?;
         }
-        self.send_mouse(r, evs).await?;
-        match self.read_probe(self.page).await? {
+        self.send_mouse_to(to, r, evs).await?;
+        match self.read_probe(probe_page).await? {
             None => verify(r, "root-change", true, "the page loaded a new document", ""),
             Some(seen) => {
                 let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);

@@ -193,6 +193,9 @@ const OUTER_X: &str = r#"<!doctype html><title>Outer X</title>
 <iframe id="port" title="Other port" style="width: 420px; height: 200px; border: 0"></iframe>"#;
 const X_INNER: &str = r#"<!doctype html><title>X inner</title>
 <p id="text">Frame text <span id="out">waiting</span></p>
+<div aria-label="Drag pad" style="width: 200px; height: 30px; background: #ddd"
+  onmousedown="this.moves = 0" onmousemove="if (event.buttons) this.moves = (this.moves || 0) + 1"
+  onmouseup="parent.postMessage(location.host + ' dragged ' + this.moves, '*')"></div>
 <button onclick="document.getElementById('out').textContent = 'clicked'; parent.postMessage(location.host + ' clicked', '*')">Frame button</button>
 <input aria-label="Frame field" oninput="parent.postMessage(location.host + ' input ' + this.value, '*')">
 <button onclick="setTimeout(() => { document.getElementById('out').textContent = 'later'; }, 800)">Change later</button>
@@ -200,10 +203,10 @@ const X_INNER: &str = r#"<!doctype html><title>X inner</title>
 <p>The end of the frame</p>"#;
 
 /// The matches of a role and text, each with the frame node it is inside.
-fn in_frames(s: &uidriver_core::State, role: Role, text: &str) -> Vec<(usize, usize)> {
+fn in_frames(s: &uidriver_core::State, role: Option<Role>, text: &str) -> Vec<(usize, usize)> {
     let q = uidriver_core::search::Query {
         text: Some(text.into()),
-        roles: vec![role],
+        roles: role.into_iter().collect(),
         ..Default::default()
     };
     uidriver_core::search::search(s, &q)
@@ -266,7 +269,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
             "notes: {:?}; cut: {cut:?}",
             s.snapshot.notes
         );
-        let buttons = in_frames(&s, Role::Button, "Frame button");
+        let buttons = in_frames(&s, Some(Role::Button), "Frame button");
         assert_eq!(buttons.len(), 2, "one button in each frame");
         let frame_named = |i: usize| {
             s.snapshot.nodes[i]
@@ -311,7 +314,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
         );
 
         // Text into the same-process frame's field, seen by its script as input.
-        let (field, _) = in_frames(&s, Role::Text, "Frame field")
+        let (field, _) = in_frames(&s, Some(Role::Text), "Frame field")
             .into_iter()
             .find(|(_, f)| *f == port_frame)
             .expect("the field of the other-port frame");
@@ -362,7 +365,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
 
         // The frames' new text shows in a fresh look and reads back by range.
         let s2 = env.observe(Some(s.clone())).await;
-        let texts = in_frames(&s2, Role::Paragraph, "Frame text clicked");
+        let texts = in_frames(&s2, Some(Role::Paragraph), "Frame text clicked");
         assert_eq!(texts.len(), 2, "both frames say clicked");
         let node = &s2.snapshot.nodes[texts[0].0];
         let slice = env
@@ -394,7 +397,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
 
         // Waiting for a change sees one inside a cross-origin frame (the top document does
         // not change: without watching the frame the wait would run its full 8 s).
-        let (later, _) = in_frames(&s2, Role::Button, "Change later")
+        let (later, _) = in_frames(&s2, Some(Role::Button), "Change later")
             .into_iter()
             .find(|(_, f)| s2.snapshot.nodes[*f].name.text() == Some("Other site"))
             .expect("the other-site frame's Change later");
@@ -411,10 +414,43 @@ fn cross_origin_frames_are_read_and_acted_on() {
             t.elapsed()
         );
         let s3 = env.observe(Some(s2.clone())).await;
-        assert_eq!(in_frames(&s3, Role::Paragraph, "Frame text later").len(), 1);
+        assert_eq!(
+            in_frames(&s3, Some(Role::Paragraph), "Frame text later").len(),
+            1
+        );
+
+        // A drag that starts on an element of the out-of-process frame is the frame's: its
+        // script sees the press, the moves and the release.
+        env.eval("window.got = []; true").await;
+        let (pad, _) = in_frames(&s3, None, "Drag pad")
+            .into_iter()
+            .find(|(_, f)| s3.snapshot.nodes[*f].name.text() == Some("Other site"))
+            .expect("the other-site frame's drag pad");
+        let (cx, cy) = s3.snapshot.nodes[pad].bounds.unwrap().center();
+        let r = env
+            .act(
+                &s3,
+                vec![Step::Drag {
+                    path: vec![uidriver_core::action::Point {
+                        x: f64::from(cx + 60),
+                        y: f64::from(cy),
+                    }],
+                    from: Some(s3.ref_of(pad)),
+                    button: uidriver_core::action::Button::Left,
+                }],
+            )
+            .await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        let seen = messages(&env, 1).await;
+        let msg = seen[0].as_str().unwrap_or_default().to_string();
+        let moves: u32 = msg
+            .strip_prefix(&format!("{oop_host} dragged "))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a drag message: {seen}"));
+        assert!(moves >= 3, "{msg}");
 
         // The wheel over an element of the out-of-process frame scrolls that frame.
-        let (end, _) = in_frames(&s3, Role::Paragraph, "The end of the frame")
+        let (end, _) = in_frames(&s3, Some(Role::Paragraph), "The end of the frame")
             .into_iter()
             .find(|(_, f)| s3.snapshot.nodes[*f].name.text() == Some("Other site"))
             .expect("the other-site frame's last paragraph");
@@ -434,7 +470,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
         // A frame that is removed takes its refs with it: stale, nothing sent.
         env.eval("document.getElementById('oop').remove(); true")
             .await;
-        let oop_button2 = in_frames(&s2, Role::Button, "Frame button")
+        let oop_button2 = in_frames(&s2, Some(Role::Button), "Frame button")
             .into_iter()
             .find(|(_, f)| s2.snapshot.nodes[*f].name.text() == Some("Other site"))
             .expect("still in the old state")
