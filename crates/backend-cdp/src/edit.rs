@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use uidriver_core::action::Button;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
 
-use crate::act::{format_number, verify, Actor};
+use crate::act::{format_number, verify, Actor, Elem};
 use crate::error::maybe_delivered;
 use crate::input::chord_events;
 use crate::protocol::InsertText;
@@ -198,6 +198,10 @@ impl Actor<'_> {
         r.delivery.method = "cdp-dom".into();
         r.delivery.delivered = Delivery::Maybe;
         let v = self.call(&el, SELECT_JS, vec![json!(want)]).await?;
+        if v.get("err").and_then(Value::as_str) == Some("not-select") {
+            r.delivery.delivered = Delivery::NotDelivered;
+            return self.select_aria(r, &el, want).await;
+        }
         if let Some(err) = v.get("err").and_then(Value::as_str) {
             r.delivery.delivered = Delivery::NotDelivered;
             return Err(match err {
@@ -209,7 +213,7 @@ impl Actor<'_> {
                     ),
                 ),
                 "disabled" => Error::unsupported("that option is disabled"),
-                _ => Error::unsupported(format!("{t} is not a <select> or an option of one; click it and press the option instead")),
+                _ => Error::unsupported(format!("{t} is not a <select> or an option of one")),
             });
         }
         r.delivery.delivered = Delivery::Delivered;
@@ -223,6 +227,122 @@ impl Actor<'_> {
             "the option is not selected",
         );
         Ok(())
+    }
+
+    /// select on an ARIA widget (listbox, combobox with a popup list, tab list, radio group,
+    /// menu): the option is clicked with real pointer events, as a user would (opening a
+    /// combobox first when its list is not shown), and its selected state read back.
+    async fn select_aria(&self, r: &mut StepReport, el: &Elem, want: &str) -> Result<()> {
+        let t = el.r;
+        let mut found = self.aria_option(el, want).await?;
+        if found.as_ref().err().map(String::as_str) == Some("closed") {
+            // A collapsed combobox or popup button: open it, then wait for its options.
+            self.pointer_click(r, el, Button::Left, 1, true).await?;
+            for _ in 0..40 {
+                found = self.aria_option(el, want).await?;
+                if found.as_ref().err().map(String::as_str) != Some("closed") {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+        }
+        let option = match found {
+            Ok(o) => el.sibling(o),
+            Err(e) => {
+                return Err(match e.split_once(':') {
+                    Some(("no-option", n)) => Error::invalid(
+                        "value",
+                        format!("{t} has no option with that label ({n} options; search_ui lists them)"),
+                    ),
+                    _ if e == "disabled" => Error::unsupported("that option is disabled"),
+                    _ if e == "closed" => Error::unsupported(format!(
+                        "the options of {t} did not show after clicking it"
+                    )),
+                    _ if e == "hidden" => Error::unsupported(format!(
+                        "that option of {t} is not shown; show it first (expand or scroll its container)"
+                    )),
+                    _ => Error::unsupported(format!(
+                        "{t} is not a <select>, an ARIA listbox, combobox, tab list, radio group or menu, nor an option of one"
+                    )),
+                })
+            }
+        };
+        if self
+            .call(&option, ARIA_SELECTED_JS, vec![])
+            .await?
+            .as_bool()
+            == Some(true)
+        {
+            verify(
+                r,
+                "read-back",
+                true,
+                "the option was already selected: nothing was sent",
+                "",
+            );
+            return Ok(());
+        }
+        self.pointer_click(r, &option, Button::Left, 1, true)
+            .await?;
+        let mut ok = false;
+        for _ in 0..20 {
+            ok = self
+                .call(&option, ARIA_SELECTED_JS, vec![])
+                .await?
+                .as_bool()
+                == Some(true)
+                || self
+                    .call(el, ARIA_SHOWS_JS, vec![json!(want)])
+                    .await?
+                    .as_bool()
+                    == Some(true);
+            if ok {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        verify(
+            r,
+            "read-back",
+            ok,
+            "the option reads back selected",
+            "the option was clicked but does not read back selected",
+        );
+        Ok(())
+    }
+
+    /// The option of an ARIA widget labelled `want` (its handle), or why not: `not-aria`,
+    /// `no-option:N`, `disabled`, `closed` (not rendered, in a combobox or popup that a click
+    /// opens), `hidden` (not rendered otherwise).
+    async fn aria_option(
+        &self,
+        el: &Elem,
+        want: &str,
+    ) -> Result<std::result::Result<String, String>> {
+        let ev = self
+            .page_of(el)
+            .send(
+                &crate::protocol::CallFunctionOn {
+                    function_declaration: ARIA_OPTION_JS,
+                    object_id: Some(&el.obj),
+                    arguments: vec![crate::protocol::CallArgument {
+                        value: Some(json!(want)),
+                        object_id: None,
+                    }],
+                    return_by_value: false,
+                    ..Default::default()
+                },
+                self.deadline,
+            )
+            .await?;
+        if let Some(x) = ev.exception_details {
+            return Err(Error::internal(format!("select: {}", x.message())));
+        }
+        Ok(match (ev.result.object_id, ev.result.value) {
+            (Some(o), _) => Ok(o),
+            (None, Some(Value::String(why))) => Err(why),
+            _ => Err("not-aria".into()),
+        })
     }
 
     /// check/uncheck/expand/collapse: read the state, click only when it differs, read back.
@@ -419,6 +539,47 @@ const SELECT_JS: &str = r#"function (want) {
   sel.dispatchEvent(new Event('input', { bubbles: true }));
   sel.dispatchEvent(new Event('change', { bubbles: true }));
   return { ok: o.selected };
+}"#;
+
+/// The option labelled `want` of an ARIA widget (`this`, or the widget `this` is an option of;
+/// a combobox's list through aria-controls / aria-owns), or a string saying why not.
+const ARIA_OPTION_JS: &str = r#"function (want) {
+  const OPT = '[role=option],[role=tab],[role=radio],[role=menuitemradio],[role=menuitem],[role=treeitem]';
+  const HOST = '[role=listbox],[role=tablist],[role=radiogroup],[role=menu],[role=menubar],[role=tree],[role=combobox]';
+  const host = this.matches(OPT) ? (this.closest(HOST) || this.parentElement) : this;
+  if (!host.matches(HOST)) return 'not-aria';
+  const scopes = [host];
+  for (const a of ['aria-controls', 'aria-owns']) {
+    for (const id of (host.getAttribute(a) || '').split(/\s+/)) {
+      const e = id && host.ownerDocument.getElementById(id);
+      if (e) scopes.push(e);
+    }
+  }
+  const opts = [];
+  for (const s of scopes) for (const o of s.querySelectorAll(OPT)) if (!opts.includes(o)) opts.push(o);
+  const label = (o) => (o.getAttribute('aria-label') || o.textContent || '').trim().replace(/\s+/g, ' ');
+  const w = want.trim(), wl = w.toLowerCase();
+  const o = opts.find((o) => label(o) === w) || opts.find((o) => label(o).toLowerCase() === wl)
+    || opts.find((o) => (o.getAttribute('data-value') || o.id) === w);
+  if (!o) return 'no-option:' + opts.length;
+  if (o.getAttribute('aria-disabled') === 'true') return 'disabled';
+  const r = o.getBoundingClientRect();
+  if (!o.checkVisibility({ visibilityProperty: true }) || r.width === 0 || r.height === 0) {
+    return host.matches('[role=combobox],[aria-haspopup]') ? 'closed' : 'hidden';
+  }
+  return o;
+}"#;
+
+/// Whether an ARIA option is selected (aria-selected, or aria-checked for radios).
+const ARIA_SELECTED_JS: &str = r#"function () {
+  return this.getAttribute('aria-selected') === 'true' || this.getAttribute('aria-checked') === 'true';
+}"#;
+
+/// Whether a combobox now shows `want` (its value, or its text when it is not an input).
+const ARIA_SHOWS_JS: &str = r#"function (want) {
+  if (this.getAttribute('role') !== 'combobox' && this.localName !== 'input') return false;
+  const shown = ('value' in this && this.localName === 'input' ? this.value : this.textContent) || '';
+  return shown.trim().toLowerCase() === want.trim().toLowerCase();
 }"#;
 
 /// Checked state: native checkbox/radio, else aria-checked/aria-pressed; null when none.

@@ -221,3 +221,85 @@ fn keys_expand_scroll_hover_focus_and_reads() {
         env.finish().await;
     });
 }
+
+/// ARIA widgets scripted the way component libraries do it: state in aria-* attributes, set by
+/// click handlers; the page records what its own handlers chose.
+const ARIA: &str = r#"<!doctype html><title>ARIA</title>
+<div role="listbox" aria-label="Fruit" id="fruit">
+  <div role="option" aria-selected="true">Apple</div>
+  <div role="option" aria-selected="false">Banana</div>
+  <div role="option" aria-selected="false" aria-disabled="true">Cherry</div>
+</div>
+<div role="combobox" aria-label="Size" aria-expanded="false" aria-controls="sizes" tabindex="0" id="size">Small</div>
+<ul role="listbox" id="sizes" hidden>
+  <li role="option" aria-selected="true">Small</li><li role="option" aria-selected="false">Large</li>
+</ul>
+<div role="tablist" aria-label="Sections">
+  <button role="tab" aria-selected="true">Intro</button><button role="tab" aria-selected="false">Details</button>
+</div>
+<script>
+  window.chosen = [];
+  const pick = (list, o) => {
+    for (const x of list.querySelectorAll('[role=option],[role=tab]')) x.setAttribute('aria-selected', String(x === o));
+    chosen.push(o.textContent);
+  };
+  for (const list of document.querySelectorAll('[role=listbox],[role=tablist]')) {
+    list.addEventListener('click', (e) => {
+      const o = e.target.closest('[role=option],[role=tab]');
+      if (!o || o.getAttribute('aria-disabled') === 'true') return;
+      pick(list, o);
+      if (list.id === 'sizes') { size.textContent = o.textContent; sizes.hidden = true; size.setAttribute('aria-expanded', 'false'); }
+    });
+  }
+  size.addEventListener('click', () => { sizes.hidden = false; size.setAttribute('aria-expanded', 'true'); });
+</script>"#;
+
+#[test]
+fn select_on_aria_listbox_combobox_and_tabs() {
+    live("select_on_aria_listbox_combobox_and_tabs", 90, || async {
+        let mut env = Env::start(&[("/aria.html", ARIA)], None).await;
+        env.goto("/aria.html").await;
+        let s = env.observe(None).await;
+        let fruit = find(&s, Some(Role::List), "Fruit");
+        let size = find(&s, None, "Size");
+        let tabs = find(&s, None, "Sections");
+        let select = |t, v: &str| Step::Select(t, v.to_string());
+
+        // A listbox: the option is clicked and reads back selected.
+        let r = env.act(&s, vec![select(fruit, "banana")]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        assert_eq!(r[0].delivery.method, "cdp-input");
+        // A combobox whose list is hidden: opened by a click, then the option clicked.
+        let r = env.act(&s, vec![select(size, "Large")]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        // A tab list.
+        let r = env.act(&s, vec![select(tabs, "Details")]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        assert_eq!(
+            env.eval("[chosen, size.textContent]").await,
+            serde_json::json!([["Banana", "Large", "Details"], "Large"])
+        );
+
+        // Already selected: nothing is sent.
+        let r = env.act(&s, vec![select(fruit, "Banana")]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        assert_eq!(
+            r[0].delivery.delivered,
+            uidriver_core::Delivery::NotDelivered
+        );
+        // A disabled option and a missing one are refused, nothing sent.
+        for (v, code) in [
+            ("Cherry", uidriver_core::ErrorCode::NotSupported),
+            ("Durian", uidriver_core::ErrorCode::InvalidArgs),
+        ] {
+            let r = env.act(&s, vec![select(fruit, v)]).await;
+            assert_eq!(r[0].error.as_ref().map(|e| e.code), Some(code), "{r:#?}");
+            assert_eq!(
+                r[0].delivery.delivered,
+                uidriver_core::Delivery::NotDelivered
+            );
+        }
+        assert_eq!(env.eval("chosen.length").await, 3);
+        env.finish().await;
+    });
+}
