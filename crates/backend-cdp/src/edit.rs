@@ -435,9 +435,7 @@ impl Actor<'_> {
             )
             .await?;
         if !matches!(kind.as_str(), Some("range" | "number")) {
-            return Err(Error::unsupported(format!(
-                "{t} is not a range or number input; use setText for text"
-            )));
+            return self.set_value_aria(r, &el, v).await;
         }
         r.delivery.method = "cdp-dom".into();
         r.delivery.delivered = Delivery::Maybe;
@@ -456,6 +454,84 @@ impl Actor<'_> {
             _ => "the value was not accepted".into(),
         };
         verify(r, "read-back", ok, "the value is set", &detail);
+        Ok(())
+    }
+
+    /// setValue on an ARIA slider or spin button: focused, then moved with the keys its
+    /// keyboard contract defines (Home/End for the ends, arrows a step at a time), each key
+    /// read back, until the value is reached, passed, or stops moving.
+    async fn set_value_aria(&self, r: &mut StepReport, el: &Elem, v: f64) -> Result<()> {
+        let t = el.r;
+        let read = |info: Value| -> Option<(f64, f64, f64)> {
+            let f = |k: &str| info.get(k).and_then(Value::as_f64);
+            Some((
+                f("now")?,
+                f("min").unwrap_or(f64::MIN),
+                f("max").unwrap_or(f64::MAX),
+            ))
+        };
+        let Some((mut now, min, max)) = read(self.call(el, ARIA_VALUE_JS, vec![]).await?) else {
+            return Err(Error::unsupported(format!(
+                "{t} is not a range or number input nor an ARIA slider or spin button with a value; use setText for text"
+            )));
+        };
+        if v < min || v > max {
+            return Err(Error::invalid(
+                "value",
+                format!(
+                    "{} is outside {t}'s range {}..{}",
+                    format_number(v),
+                    format_number(min),
+                    format_number(max)
+                ),
+            ));
+        }
+        let same = |a: f64| (a - v).abs() < 1e-9;
+        if same(now) {
+            verify(
+                r,
+                "read-back",
+                true,
+                "the value was already that: nothing was sent",
+                "",
+            );
+            return Ok(());
+        }
+        self.call(el, "function () { this.focus(); }", vec![])
+            .await?;
+        r.delivery.method = "cdp-input".into();
+        r.delivery.delivered = Delivery::Maybe;
+        let mut presses = 0u32;
+        while presses < MAX_VALUE_KEYS && !same(now) {
+            let key = match () {
+                _ if same(min) => "Home",
+                _ if same(max) => "End",
+                _ if now < v => "Right",
+                _ => "Left",
+            };
+            let chord = KeyChord::parse(key).map_err(Error::internal)?;
+            for ev in chord_events(&chord) {
+                self.page
+                    .send(&ev, self.deadline)
+                    .await
+                    .map_err(maybe_delivered)?;
+            }
+            r.delivery.delivered = Delivery::Delivered;
+            presses += 1;
+            let before = now;
+            now = read(self.call(el, ARIA_VALUE_JS, vec![]).await?).map_or(before, |x| x.0);
+            // Stuck, or stepped past the value (it is between two steps).
+            if (now - before).abs() < 1e-12 || (before - v).signum() != (now - v).signum() {
+                break;
+            }
+        }
+        r.delivery.detail = Some(format!("{presses} key(s) on the focused {t}"));
+        let detail = format!(
+            "the value is {} (the keys do not reach {} from there)",
+            format_number(now),
+            format_number(v)
+        );
+        verify(r, "read-back", same(now), "the value is set", &detail);
         Ok(())
     }
 
@@ -581,6 +657,16 @@ const ARIA_SHOWS_JS: &str = r#"function (want) {
   const shown = ('value' in this && this.localName === 'input' ? this.value : this.textContent) || '';
   return shown.trim().toLowerCase() === want.trim().toLowerCase();
 }"#;
+
+/// An ARIA slider's or spin button's value and range, or null.
+const ARIA_VALUE_JS: &str = r#"function () {
+  if (!this.matches('[role=slider],[role=spinbutton],[role=scrollbar]')) return null;
+  const n = (a) => { const v = parseFloat(this.getAttribute(a)); return Number.isFinite(v) ? v : null; };
+  return { now: n('aria-valuenow'), min: n('aria-valuemin'), max: n('aria-valuemax') };
+}"#;
+
+/// Key presses setValue sends to an ARIA slider at most.
+const MAX_VALUE_KEYS: u32 = 300;
 
 /// Checked state: native checkbox/radio, else aria-checked/aria-pressed; null when none.
 const CHECKED_JS: &str = r#"function () {

@@ -234,6 +234,8 @@ const ARIA: &str = r#"<!doctype html><title>ARIA</title>
 <ul role="listbox" id="sizes" hidden>
   <li role="option" aria-selected="true">Small</li><li role="option" aria-selected="false">Large</li>
 </ul>
+<div role="slider" aria-label="Volume" tabindex="0" aria-valuenow="3" aria-valuemin="0" aria-valuemax="10" data-step="1">3</div>
+<div role="slider" aria-label="Even" tabindex="0" aria-valuenow="4" aria-valuemin="0" aria-valuemax="10" data-step="2">4</div>
 <div role="tablist" aria-label="Sections">
   <button role="tab" aria-selected="true">Intro</button><button role="tab" aria-selected="false">Details</button>
 </div>
@@ -252,11 +254,22 @@ const ARIA: &str = r#"<!doctype html><title>ARIA</title>
     });
   }
   size.addEventListener('click', () => { sizes.hidden = false; size.setAttribute('aria-expanded', 'true'); });
+  // The slider keyboard contract: arrows step, Home/End go to the ends.
+  for (const sl of document.querySelectorAll('[role=slider]')) {
+    sl.addEventListener('keydown', (e) => {
+      const [v, lo, hi, st] = ['aria-valuenow', 'aria-valuemin', 'aria-valuemax', 'data-step'].map((a) => +sl.getAttribute(a));
+      const next = { ArrowRight: v + st, ArrowUp: v + st, ArrowLeft: v - st, ArrowDown: v - st, Home: lo, End: hi }[e.key];
+      if (next === undefined) return;
+      e.preventDefault();
+      sl.setAttribute('aria-valuenow', String(Math.min(hi, Math.max(lo, next))));
+      sl.textContent = sl.getAttribute('aria-valuenow');
+    });
+  }
 </script>"#;
 
 #[test]
-fn select_on_aria_listbox_combobox_and_tabs() {
-    live("select_on_aria_listbox_combobox_and_tabs", 90, || async {
+fn select_and_set_value_on_aria_widgets() {
+    live("select_and_set_value_on_aria_widgets", 90, || async {
         let mut env = Env::start(&[("/aria.html", ARIA)], None).await;
         env.goto("/aria.html").await;
         let s = env.observe(None).await;
@@ -300,6 +313,32 @@ fn select_on_aria_listbox_combobox_and_tabs() {
             );
         }
         assert_eq!(env.eval("chosen.length").await, 3);
+
+        // An ARIA slider is moved with its keys and read back; the ends take one key.
+        let volume = find(&s, None, "Volume");
+        let value_of = "Array.from(document.querySelectorAll('[role=slider]')).map((e) => e.getAttribute('aria-valuenow'))";
+        let r = env.act(&s, vec![Step::SetValue(volume, 7.0)]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        assert_eq!(
+            r[0].delivery.detail.as_deref(),
+            Some(&*format!("4 key(s) on the focused {volume}"))
+        );
+        let r = env.act(&s, vec![Step::SetValue(volume, 0.0)]).await;
+        assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+        assert_eq!(env.eval(value_of).await, serde_json::json!(["0", "4"]));
+        // Out of range: refused before any key.
+        let r = env.act(&s, vec![Step::SetValue(volume, 11.0)]).await;
+        assert_eq!(
+            r[0].error.as_ref().map(|e| e.code),
+            Some(uidriver_core::ErrorCode::InvalidArgs)
+        );
+        // A value between two steps is not reachable: didnt, with where it stopped.
+        let even = find(&s, None, "Even");
+        let r = env.act(&s, vec![Step::SetValue(even, 7.0)]).await;
+        assert_eq!(r[0].outcome, Outcome::Didnt, "{r:#?}");
+        let detail = r[0].verification.detail.clone().unwrap_or_default();
+        assert!(detail.contains("the value is 8"), "{detail}");
+        assert_eq!(env.eval(value_of).await, serde_json::json!(["0", "8"]));
         env.finish().await;
     });
 }
