@@ -3,7 +3,6 @@
 //! bounds, so image coordinates in act steps land where the outline says). Scaling, encoding
 //! and OCR are the vision crate's.
 
-use std::io::Cursor;
 
 use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, RawImage};
@@ -54,49 +53,13 @@ pub async fn capture(page: &Page, headless: bool, deadline: Deadline) -> CdpResu
         .await?;
     let png = base64_decode(&shot.data)
         .ok_or_else(|| CdpError::PageScript("the screenshot is not valid base64".into()))?;
-    let (width, height, rgb) = tokio::task::spawn_blocking(move || decode_png(&png))
+    let screen = Viewport::from_vp(&vp, headless).to_screen(0.0, 0.0, vp[0], vp[1]);
+    tokio::task::spawn_blocking(move || uidriver_vision::decode_png(&png, screen))
         .await
-        .map_err(|e| CdpError::PageScript(format!("decoding the screenshot: {e}")))??;
-    let view = Viewport::from_vp(&vp, headless);
-    Ok(RawImage {
-        width,
-        height,
-        rgb,
-        screen: view.to_screen(0.0, 0.0, vp[0], vp[1]),
-        maybe_occluded: false,
-    })
+        .map_err(|e| CdpError::PageScript(format!("decoding the screenshot: {e}")))?
+        .map_err(|e| CdpError::PageScript(format!("the screenshot is not a PNG: {e}")))
 }
 
-/// PNG bytes to (width, height, RGB).
-fn decode_png(bytes: &[u8]) -> CdpResult<(u32, u32, Vec<u8>)> {
-    let bad =
-        |e: png::DecodingError| CdpError::PageScript(format!("the screenshot is not a PNG: {e}"));
-    let mut decoder = png::Decoder::new(Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let size = reader
-        .output_buffer_size()
-        .ok_or_else(|| CdpError::PageScript("the screenshot is too large".into()))?;
-    let mut buf = vec![0; size];
-    let info = reader.next_frame(&mut buf).map_err(bad)?;
-    buf.truncate(info.buffer_size());
-    let rgb = match info.color_type {
-        png::ColorType::Rgb => buf,
-        png::ColorType::Rgba => buf
-            .chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect(),
-        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g]).collect(),
-        png::ColorType::GrayscaleAlpha => buf
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0]])
-            .collect(),
-        png::ColorType::Indexed => {
-            return Err(CdpError::PageScript("unexpected indexed PNG".into()));
-        }
-    };
-    Ok((info.width, info.height, rgb))
-}
 
 /// Standard base64 (with padding) to bytes; None on a bad character. CDP sends screenshots
 /// this way; one small decoder saves a dependency.
