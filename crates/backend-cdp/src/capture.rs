@@ -3,7 +3,6 @@
 //! bounds, so image coordinates in act steps land where the outline says). Scaling, encoding
 //! and OCR are the vision crate's.
 
-
 use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, RawImage};
 
@@ -59,7 +58,6 @@ pub async fn capture(page: &Page, headless: bool, deadline: Deadline) -> CdpResu
         .map_err(|e| CdpError::PageScript(format!("decoding the screenshot: {e}")))?
         .map_err(|e| CdpError::PageScript(format!("the screenshot is not a PNG: {e}")))
 }
-
 
 /// Standard base64 (with padding) to bytes; None on a bad character. CDP sends screenshots
 /// this way; one small decoder saves a dependency.

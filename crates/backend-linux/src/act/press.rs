@@ -129,22 +129,31 @@ pub(crate) async fn press(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
     if !enabled_soon(ctx, &el, &mut l).await {
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
-    let Some((index, name)) = pick_action(&l.actions, PRESS) else {
-        // Nothing was sent: clicking its centre is a safe first attempt.
-        return super::pointer::click_element(
-            ctx,
-            r,
-            &el,
-            Send::Click(uidriver_core::action::Button::Left, 1),
-            Some("it offers no press action"),
-        )
-        .await;
-    };
-    let mut w = ctx.watch(&el.obj.bus).await;
-    let result = action::do_action(&ctx.caller, &el.obj, index).await;
-    if record_action(r, &name, result) {
+    if let Some(mut w) = do_named_action(ctx, r, &el, &l, PRESS, "press").await {
         observe_effect(ctx, r, &el, &l.reading, &mut w).await;
     }
+}
+
+/// Does the first action of `names` that the element offers, watching its app. When it offers
+/// none, nothing was sent, so clicking its centre is a safe first attempt (`what` names the
+/// missing action in the report). The watch comes back when an action was delivered and its
+/// effect is to be verified; `None` when the step is settled (clicked instead, or failed).
+async fn do_named_action<'c>(
+    ctx: &'c Ctx<'_>,
+    r: &mut StepReport,
+    el: &Element<'_>,
+    l: &Live,
+    names: &[&str],
+    what: &str,
+) -> Option<Watch<'c>> {
+    let Some((index, name)) = pick_action(&l.actions, names) else {
+        let why = format!("it offers no {what} action");
+        super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(&why)).await;
+        return None;
+    };
+    let w = ctx.watch(&el.obj.bus).await;
+    let result = action::do_action(&ctx.caller, &el.obj, index).await;
+    record_action(r, &name, result).then_some(w)
 }
 
 /// Waits for a step's effect on `el` or in its app (see `verify.rs` for what counts) and
@@ -270,21 +279,9 @@ pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef
     if !enabled_soon(ctx, &el, &mut l).await {
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
-    let Some((index, name)) = pick_action(&l.actions, TOGGLE) else {
-        return super::pointer::click_element(
-            ctx,
-            r,
-            &el,
-            Send::Click(uidriver_core::action::Button::Left, 1),
-            Some("it offers no toggle action"),
-        )
-        .await;
-    };
-    let mut w = ctx.watch(&el.obj.bus).await;
-    let result = action::do_action(&ctx.caller, &el.obj, index).await;
-    if !record_action(r, &name, result) {
+    let Some(mut w) = do_named_action(ctx, r, &el, &l, TOGGLE, "toggle").await else {
         return;
-    }
+    };
     let c = &ctx.caller;
     let got = w
         .until(SETTLE, || async {
@@ -347,21 +344,10 @@ pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRe
     if expanded(ctx, &el, &l.reading).await == Some(want) {
         return nothing_to_send(r, format!("{e} was already {word}"));
     }
-    let Some((index, name)) = pick_action(&l.actions, if want { EXPAND } else { COLLAPSE }) else {
-        return super::pointer::click_element(
-            ctx,
-            r,
-            &el,
-            Send::Click(uidriver_core::action::Button::Left, 1),
-            Some("it offers no expand action"),
-        )
-        .await;
-    };
-    let mut w = ctx.watch(&el.obj.bus).await;
-    let result = action::do_action(&ctx.caller, &el.obj, index).await;
-    if !record_action(r, &name, result) {
+    let names = if want { EXPAND } else { COLLAPSE };
+    let Some(mut w) = do_named_action(ctx, r, &el, &l, names, "expand").await else {
         return;
-    }
+    };
     let c = &ctx.caller;
     let el_ref = &el;
     let got = w
