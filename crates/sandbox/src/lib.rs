@@ -26,6 +26,8 @@ mod manifest;
 mod procfs;
 mod sandbox;
 mod stop;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod x11;
 
 pub use config::SandboxConfig;

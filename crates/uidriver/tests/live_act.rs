@@ -9,9 +9,8 @@
 //! `cargo test`; a test is skipped with a message only when Xvfb or its application is not
 //! installed. Tests run one at a time: they share two cores with the machine.
 
-use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -20,61 +19,7 @@ use uidriver_core::Backend;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
 use uidriver_service::{Service, ServiceConfig, ToolResult};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn have(bin: &str) -> bool {
-    bin.starts_with('/') && Path::new(bin).is_file()
-        || std::env::var("PATH")
-            .unwrap_or_default()
-            .split(':')
-            .any(|d| Path::new(d).join(bin).is_file())
-}
-
-/// State dirs of the sandboxes a test started, so a timed-out test can stop them.
-#[derive(Clone, Default)]
-struct Tracker(Arc<Mutex<Vec<PathBuf>>>);
-
-/// Runs `body` on its own runtime; fails after `secs` (stopping the test's sandboxes), skips
-/// when a program is missing.
-fn live<F, Fut>(name: &str, secs: u64, needs: &[&str], body: F)
-where
-    F: FnOnce(Tracker) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()>,
-{
-    for prog in ["Xvfb", "dbus-daemon", "openbox"].iter().chain(needs) {
-        if !have(prog) {
-            eprintln!("SKIP {name}: {prog} is not installed (scripts/install-deps.sh installs it)");
-            return;
-        }
-    }
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let tracker = Tracker::default();
-    let t = tracker.clone();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(body(t));
-        }));
-        let _ = tx.send(r);
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(Ok(())) => {}
-        Ok(Err(p)) => panic::resume_unwind(p),
-        Err(_) => {
-            for d in tracker.0.lock().map(|d| d.clone()).unwrap_or_default() {
-                if let Ok(sb) = Sandbox::attach(&d) {
-                    let _ = sb.stop();
-                }
-            }
-            panic!("{name}: timed out after {secs} s");
-        }
-    }
-}
+use uidriver_sandbox::testing::{live_test as live, Tracker};
 
 /// A private desktop and a service over it.
 struct Desk {
@@ -93,14 +38,10 @@ impl Desk {
     }
 
     async fn start_with(t: &Tracker, cfg: SandboxConfig) -> Desk {
-        let sb = tokio::task::spawn_blocking(move || Sandbox::start(cfg))
+        let t = t.clone();
+        let sb = tokio::task::spawn_blocking(move || t.start_with(cfg))
             .await
-            .expect("join")
             .expect("sandbox starts");
-        eprintln!("sandbox {} ({})", sb.display(), sb.state_dir().display());
-        t.0.lock()
-            .expect("tracker")
-            .push(sb.state_dir().to_path_buf());
         let sb = Arc::new(sb);
         let svc = Arc::new(service(&sb).await);
         Desk { sb, svc }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::Backend;
+use uidriver_sandbox::testing::have;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
 use uidriver_service::{Service, ServiceConfig, ToolResult};
 
@@ -21,13 +22,6 @@ const CANVAS: &str = concat!(
 struct Desk {
     sb: Option<Sandbox>,
     svc: Service,
-}
-
-fn have(bin: &str) -> bool {
-    std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .any(|d| std::path::Path::new(d).join(bin).is_file())
 }
 
 /// A sandbox with `apps` showing windows, and a service over its desktop; `None` (test skipped,

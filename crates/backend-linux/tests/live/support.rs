@@ -2,86 +2,31 @@
 //! hang, app launch, the libatspi reference walk and independent X11 probes.
 
 use std::collections::HashSet;
-use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+
+use std::path::Path;
+use std::process::Command;
+
 use std::time::{Duration, Instant};
 
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::{Backend, Bounds, Deadline, RootInfo};
-use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_sandbox::Sandbox;
 
-/// One live test at a time: they measure timings on a 2-core machine.
-static SERIAL: Mutex<()> = Mutex::new(());
+pub use uidriver_sandbox::testing::{have, Tracker};
 
-/// State dirs of sandboxes a test started, to stop them if the test hangs.
-#[derive(Clone, Default)]
-pub struct Tracker(Arc<Mutex<Vec<PathBuf>>>);
-
-impl Tracker {
-    pub fn start(&self) -> Sandbox {
-        let sb = Sandbox::start(SandboxConfig::default()).expect("sandbox start");
-        eprintln!("sandbox {} ({})", sb.display(), sb.state_dir().display());
-        self.0
-            .lock()
-            .expect("tracker")
-            .push(sb.state_dir().to_path_buf());
-        sb
-    }
-}
-
-pub fn have(prog: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {prog}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Runs `body` with a tokio runtime on its own thread; fails after `secs` and stops the
-/// sandboxes it started. Skips when a needed program is missing.
+/// Runs a live test (see `uidriver_sandbox::testing::live_test`); these also read windows
+/// with xwininfo and xdotool.
 pub fn live_test<F, Fut>(name: &str, secs: u64, needs: &[&str], body: F)
 where
     F: FnOnce(Tracker) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()>,
 {
-    for prog in ["Xvfb", "dbus-daemon", "openbox", "xwininfo", "xdotool"]
+    let needs: Vec<&str> = ["xwininfo", "xdotool"]
         .iter()
         .chain(needs)
-    {
-        if !have(prog) && !Path::new(prog).exists() {
-            eprintln!("SKIP {name}: {prog} is not installed");
-            return;
-        }
-    }
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let tracker = Tracker::default();
-    let t = tracker.clone();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(body(t));
-        }));
-        let _ = tx.send(r);
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(Ok(())) => {}
-        Ok(Err(p)) => panic::resume_unwind(p),
-        Err(_) => {
-            for d in tracker.0.lock().map(|d| d.clone()).unwrap_or_default() {
-                if let Ok(sb) = Sandbox::attach(&d) {
-                    let _ = sb.stop();
-                }
-            }
-            panic!("{name}: timed out after {secs} s");
-        }
-    }
+        .copied()
+        .collect();
+    uidriver_sandbox::testing::live_test(name, secs, &needs, body)
 }
 
 pub fn argv(items: &[&str]) -> Vec<String> {
