@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The argument is a case-insensitive substring of the root's title or app (default: the first
-//! root with a tree). `--all` prints every node instead of the folded outline.
+//! root with a tree). `--all` prints every node instead of the folded outline; `--handles` prints
+//! each node's object handle instead.
 
 use std::time::Duration;
 
@@ -62,6 +63,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     snap.check()?;
+    if args.iter().any(|a| a == "--handles") {
+        // One object handle per node, to compare against tools/atspi_walk.py's paths.
+        #[allow(clippy::print_stdout)]
+        for n in &snap.nodes {
+            println!("{}", n.handle);
+        }
+        return Ok(());
+    }
     eprintln!(
         "{} nodes, complete={}, timings={}, notes={:?}",
         snap.nodes.len(),

@@ -4,10 +4,12 @@
 //! details is `observe.rs`; turning them into core fields is `to_node` there.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use uidriver_core::{Bounds, Evidence, NumericValue};
 
 use crate::atspi::connection::Caller;
+use crate::atspi::events::Event;
 use crate::atspi::{accessible, action, component, text, value, Ifaces, Obj, States};
 use crate::error::LinuxError;
 use crate::mapping::{self, role};
@@ -19,62 +21,97 @@ const VALUE_CHARS: i32 = 200;
 const REDACTED: &str = "••••";
 
 /// Facts that do not change for the life of an object, remembered across observations so a
-/// repeated look costs fewer calls: action names (a GTK3 button's `click` never changes) and
-/// the interfaces it implements (fixed by its toolkit type when it is created). Object paths
-/// are not reused while the app runs. Bounded; forgotten wholesale when full.
+/// repeated look costs fewer calls: action names (a GTK3 button's `click` never changes), the
+/// interfaces it implements (fixed by its toolkit type when it is created) and its role (fixed
+/// too; a toolkit that changes one announces it with a `PropertyChange accessible-role` event,
+/// which forgets it — see [`Memo::on_event`]). Object paths are not reused while the app runs.
+/// Bounded; each table is forgotten wholesale when full.
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
-    actions: std::sync::Mutex<HashMap<String, Vec<String>>>,
-    interfaces: std::sync::Mutex<HashMap<String, Ifaces>>,
+    actions: Table<Vec<String>>,
+    interfaces: Table<Ifaces>,
+    roles: Table<u32>,
 }
 
-/// Entries kept before the memo starts over.
+/// Entries kept per table before it starts over.
 const MEMO_CAP: usize = 100_000;
+
+/// One kind of fact by object handle (`bus:path`). A std mutex: held for one map operation,
+/// never across a call.
+#[derive(Debug)]
+struct Table<T>(Mutex<HashMap<String, T>>);
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<T: Clone> Table<T> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, T>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, handle: &str) -> Option<T> {
+        self.map().get(handle).cloned()
+    }
+
+    fn put(&self, handle: String, value: T) {
+        let mut m = self.map();
+        if m.len() >= MEMO_CAP {
+            m.clear();
+        }
+        m.insert(handle, value);
+    }
+
+    fn forget(&self, handle: &str) {
+        self.map().remove(handle);
+    }
+
+    fn forget_prefix(&self, prefix: &str) {
+        self.map().retain(|k, _| !k.starts_with(prefix));
+    }
+}
 
 impl Memo {
     fn actions(&self, handle: &str) -> Option<Vec<String>> {
-        self.actions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(handle)
-            .cloned()
+        self.actions.get(handle)
     }
 
     fn remember_actions(&self, handle: String, names: &[String]) {
-        let mut m = self.actions.lock().unwrap_or_else(|p| p.into_inner());
-        if m.len() >= MEMO_CAP {
-            m.clear();
-        }
-        m.insert(handle, names.to_vec());
+        self.actions.put(handle, names.to_vec());
     }
 
     pub(crate) fn interfaces(&self, handle: &str) -> Option<Ifaces> {
-        self.interfaces
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(handle)
-            .copied()
+        self.interfaces.get(handle)
     }
 
     pub(crate) fn remember_interfaces(&self, handle: String, ifaces: Ifaces) {
-        let mut m = self.interfaces.lock().unwrap_or_else(|p| p.into_inner());
-        if m.len() >= MEMO_CAP {
-            m.clear();
+        self.interfaces.put(handle, ifaces);
+    }
+
+    pub(crate) fn role(&self, handle: &str) -> Option<u32> {
+        self.roles.get(handle)
+    }
+
+    pub(crate) fn remember_role(&self, handle: String, role: u32) {
+        self.roles.put(handle, role);
+    }
+
+    /// Keeps the memo true to the app: called by the event reader for every event, before
+    /// anyone waiting on events sees it.
+    pub(crate) fn on_event(&self, ev: &Event) {
+        if &*ev.member == "PropertyChange" && &*ev.detail == "accessible-role" {
+            self.roles.forget(&format!("{}:{}", ev.sender, ev.path));
         }
-        m.insert(handle, ifaces);
     }
 
     /// Forgets everything about an application (its bus name left the bus).
     pub(crate) fn forget_app(&self, bus: &str) {
         let prefix = format!("{bus}:");
-        self.actions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|k, _| !k.starts_with(&prefix));
-        self.interfaces
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|k, _| !k.starts_with(&prefix));
+        self.actions.forget_prefix(&prefix);
+        self.interfaces.forget_prefix(&prefix);
+        self.roles.forget_prefix(&prefix);
     }
 }
 

@@ -160,7 +160,7 @@ struct Inner {
     /// Listed roots by key, for observe to find the AT-SPI surface. Same locking rule.
     targets: Mutex<HashMap<String, Target>>,
     /// Per-object facts remembered across observations.
-    memo: details::Memo,
+    memo: Arc<details::Memo>,
     /// The clipboard this backend owns (served by its own thread until another client takes it).
     clipboard: Mutex<Option<clipboard::Owner>>,
 }
@@ -177,7 +177,9 @@ impl LinuxBackend {
             config.session_address.as_deref(),
         )
         .await?;
-        let events = Events::start(&bus).await?;
+        let memo = Arc::new(details::Memo::default());
+        let m = memo.clone();
+        let events = Events::start(&bus, move |ev| m.on_event(ev)).await?;
         let x11 = match &config.display {
             Some(d) => Some(X11::start(Some(d.clone()))?),
             None => None,
@@ -211,7 +213,7 @@ impl LinuxBackend {
                 x11_input,
                 apps: Mutex::new(HashMap::new()),
                 targets: Mutex::new(HashMap::new()),
-                memo: details::Memo::default(),
+                memo,
                 clipboard: Mutex::new(None),
             }),
         })

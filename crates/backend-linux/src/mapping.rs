@@ -271,13 +271,15 @@ pub(crate) fn text_is_value(role_n: u32, s: States, ifaces: Ifaces) -> bool {
             || matches!(role_n, role::TEXT | role::ENTRY | role::PASSWORD_TEXT))
 }
 
-/// Capabilities derived from interfaces, role, states and action names.
-/// Roles whose content is only pixels (drawing areas, canvases, images): their rectangles decide
-/// whether an observation needs an image, so they are measured even in a look without bounds.
+/// Roles whose content is only pixels and whose size decides whether a fused look needs an
+/// image (drawing areas, canvases: vision's "canvas covers most of the window" rule), so they are
+/// measured even in a look without bounds. Images are not: no rule reads their size, and a look
+/// that takes pixels re-reads every rectangle anyway.
 pub(crate) fn is_pixel_surface(role_n: u32) -> bool {
-    matches!(map_role(role_n).1, Role::Canvas | Role::Image)
+    map_role(role_n).1 == Role::Canvas
 }
 
+/// Capabilities derived from interfaces, role, states and action names.
 pub(crate) fn capabilities(
     role: Role,
     s: States,

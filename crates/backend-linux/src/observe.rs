@@ -31,6 +31,9 @@ use crate::error::LinuxError;
 use crate::mapping::{self, role};
 use crate::roots::Toolkit;
 
+/// Nodes planned between two sends of the calls planned so far.
+const SEND_EVERY: usize = 16;
+
 /// Children fetched per batch in a container that manages its descendants.
 const MANAGED_BATCH: usize = 32;
 
@@ -113,6 +116,8 @@ enum Done {
     Children(usize, Result<Kids, LinuxError>),
     /// The live child order of a node whose cached children were already added.
     Order(usize, Result<Vec<Obj>, LinuxError>),
+    /// Live children of a node the cache lacked, with the live order to put them in.
+    Missing(usize, Vec<Obj>, Result<Kids, LinuxError>),
     Details(usize, Result<Details, LinuxError>),
 }
 
@@ -188,7 +193,10 @@ pub(crate) async fn observe(
     );
     let items = cache::get_items(&c, &scope.root.bus, items_timeout);
     tokio::pin!(ping, items);
+    // Biased: the ping is polled, so sent, first. The app answers in arrival order, and a ping
+    // queued behind a long GetItems (a huge tree) would time out on a healthy app.
     let (root_role, items) = tokio::select! {
+        biased;
         p = &mut ping => {
             let role = p?;
             phases.push(("ping", ms(t0)));
@@ -240,7 +248,9 @@ pub(crate) async fn observe(
         details: None,
         truncated: None,
     }];
-    let mut seen: HashSet<String> = HashSet::from([scope.root.path.clone()]);
+    // Where each object sits in `nodes`: an object is placed once, under the first parent that
+    // lists it (live order may move it later, see `reorder`).
+    let mut placed: HashMap<String, usize> = HashMap::from([(scope.root.path.clone(), 0)]);
     let mut pending = FuturesUnordered::new();
     let mut waiting_kids: HashSet<usize> = HashSet::new();
     let mut waiting_details: HashSet<usize> = HashSet::new();
@@ -257,7 +267,18 @@ pub(crate) async fn observe(
         .unwrap_or_else(|| deadline.instant());
 
     loop {
+        let mut planned = 0usize;
         while let Some(n) = to_plan.pop() {
+            planned += 1;
+            if planned.is_multiple_of(SEND_EVERY) {
+                // Planning a cached tree of a few hundred nodes takes our CPU longer than the app
+                // takes to answer: send what is planned so far (a call goes out on its first
+                // poll) so the app works meanwhile. A call that already finished goes back in
+                // as a ready result.
+                if let Some(Some(done)) = pending.next().now_or_never() {
+                    pending.push(futures_util::future::ready(done).boxed());
+                }
+            }
             let d = &nodes[n].d;
             if d.states.has(state::SHOWING) && !is_bare_wrapper(d) {
                 let (obj, role_n, states, ifaces, no_name) = (
@@ -331,7 +352,7 @@ pub(crate) async fn observe(
                             skipped: None,
                         },
                         req,
-                        &mut seen,
+                        &mut placed,
                         &mut to_plan,
                         scope.toolkit,
                     );
@@ -387,7 +408,7 @@ pub(crate) async fn observe(
                     n,
                     kids,
                     req,
-                    &mut seen,
+                    &mut placed,
                     &mut to_plan,
                     scope.toolkit,
                 );
@@ -395,7 +416,24 @@ pub(crate) async fn observe(
                     walk_done = ms(t_walk);
                 }
             }
-            Done::Children(n, Err(e)) => {
+            Done::Missing(n, live, Ok(kids)) => {
+                waiting_kids.remove(&n);
+                add_children(
+                    &mut nodes,
+                    n,
+                    kids,
+                    req,
+                    &mut placed,
+                    &mut to_plan,
+                    scope.toolkit,
+                );
+                // Whatever could not be described stays out.
+                reorder(&mut nodes, n, &live, &placed);
+                if waiting_kids.is_empty() {
+                    walk_done = ms(t_walk);
+                }
+            }
+            Done::Children(n, Err(e)) | Done::Missing(n, _, Err(e)) => {
                 waiting_kids.remove(&n);
                 match e {
                     e if e.is_unresponsive() => cut = Some("unresponsive"),
@@ -413,9 +451,9 @@ pub(crate) async fn observe(
             }
             Done::Order(n, Ok(live)) => {
                 waiting_kids.remove(&n);
-                let missing = reorder(&mut nodes, n, &live);
+                let missing = reorder(&mut nodes, n, &live, &placed);
                 if !missing.is_empty() {
-                    // Children the cache did not have: describe them and append.
+                    // Children the cache did not have: describe them, then put them in place.
                     waiting_kids.insert(n);
                     let (c, known) = (&c, &known);
                     pending.push(
@@ -423,7 +461,7 @@ pub(crate) async fn observe(
                             let described =
                                 join_all(missing.into_iter().map(|o| describe_cached(c, o, known)))
                                     .await;
-                            Done::Children(n, collect_kids(described))
+                            Done::Missing(n, live, collect_kids(described))
                         }
                         .boxed(),
                     );
@@ -519,9 +557,10 @@ enum Plan {
     Leaf,
     /// The cache has the children in order.
     Cached(Vec<String>),
-    /// The cache has the children but not their order (GTK3): add them now, so their subtrees
-    /// and details start at once, and fix the order when `GetChildren` answers. Waiting for the
-    /// answer first would chain one round trip per tree level.
+    /// The cache has the children but not their order (GTK3), or only some of them: add them
+    /// now, so their subtrees and details start at once, and fix the order (and describe what
+    /// the cache lacked) when `GetChildren` answers. Waiting for the answer first would chain one
+    /// round trip per tree level.
     Reorder(Vec<String>),
     /// The cache is incomplete here: read the children live.
     Call { managed: bool },
@@ -556,6 +595,11 @@ fn plan(d: &Described, index: &CacheIndex) -> Plan {
     match (in_cache && counts_agree, order_known) {
         (true, true) => Plan::Cached(cached.cloned().unwrap_or_default()),
         (true, false) => Plan::Reorder(cached.cloned().unwrap_or_default()),
+        // Some children cached, others not (a GTK3 window whose popover was never shown): the
+        // cached ones start now; the live list fixes the order and brings the rest.
+        (false, _) if in_cache && n_cached > 0 => {
+            Plan::Reorder(cached.cloned().unwrap_or_default())
+        }
         (false, _) => Plan::Call { managed: false },
     }
 }
@@ -592,7 +636,7 @@ fn add_children(
     parent: usize,
     kids: Kids,
     req: &ObserveRequest,
-    seen: &mut HashSet<String>,
+    placed: &mut HashMap<String, usize>,
     to_plan: &mut Vec<usize>,
     toolkit: Toolkit,
 ) {
@@ -604,14 +648,14 @@ fn add_children(
         if toolkit == Toolkit::Gtk4 {
             gtk4_showing(&mut k.states, parent_showing);
         }
-        if !seen.insert(k.obj.path.clone()) {
+        if placed.contains_key(&k.obj.path) {
             continue;
         }
         if nodes.len() >= req.max_nodes {
-            seen.remove(&k.obj.path);
             break;
         }
         let i = nodes.len();
+        placed.insert(k.obj.path.clone(), i);
         nodes.push(Raw {
             d: k,
             parent: Some(parent),
@@ -649,27 +693,29 @@ struct Known<'a> {
     memo: &'a Memo,
 }
 
-/// Describes an object by calls (4 in parallel): role, states, interfaces (remembered after the
-/// first look), properties.
+/// Describes an object by calls (4 in parallel): role, states, interfaces, properties. Role and
+/// interfaces are remembered after the first look (see [`Memo`]), so a repeated look costs two.
 async fn describe(
     c: &Caller,
     obj: Obj,
     role_hint: Option<u32>,
     memo: &Memo,
 ) -> Result<Described, LinuxError> {
+    let key = obj.to_string();
     let role_f = async {
-        match role_hint {
-            Some(r) => Ok(r),
-            None => accessible::role(c, &obj).await,
+        if let Some(r) = role_hint.or_else(|| memo.role(&key)) {
+            return Ok(r);
         }
+        let r = accessible::role(c, &obj).await?;
+        memo.remember_role(key.clone(), r);
+        Ok::<_, LinuxError>(r)
     };
     let ifaces_f = async {
-        let key = obj.to_string();
         if let Some(i) = memo.interfaces(&key) {
             return Ok(i);
         }
         let i = accessible::interfaces(c, &obj).await?;
-        memo.remember_interfaces(key, i);
+        memo.remember_interfaces(key.clone(), i);
         Ok::<_, LinuxError>(i)
     };
     let (r, s, i, p) = tokio::join!(
@@ -723,25 +769,50 @@ fn collect_kids(described: Vec<Result<Described, LinuxError>>) -> Result<Kids, L
     })
 }
 
-/// Puts the children of `n` in the live order `live`. Children the cache listed but the app
-/// no longer has are unlinked (dropped from the snapshot); returns the live children that are
-/// not in the tree yet.
-fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj]) -> Vec<Obj> {
-    let by_path: HashMap<&str, usize> = nodes[n]
-        .children
-        .iter()
-        .map(|&c| (nodes[c].d.obj.path.as_str(), c))
-        .collect();
+/// Puts the children of `n` in the live order `live`; the live tree wins over the cache.
+/// Children the cache listed here but the app no longer has are unlinked (dropped from the
+/// snapshot unless another parent lists them live). A live child already placed under another
+/// parent moves here with its subtree: GTK3 caches a menu under the widget it belongs to while
+/// the window lists it as its own child, which is where a walk finds it. Returns the live
+/// children that are not in the tree yet.
+fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, usize>) -> Vec<Obj> {
     let mut order = Vec::with_capacity(live.len());
     let mut missing = Vec::new();
     for o in live {
-        match by_path.get(o.path.as_str()) {
-            Some(&c) => order.push(c),
+        match placed.get(o.path.as_str()).copied() {
+            Some(c) if order.contains(&c) => {}
+            Some(c) if nodes[c].parent == Some(n) => order.push(c),
+            // Moving an ancestor (or the node itself) under `n` would make a cycle.
+            Some(c) if is_self_or_ancestor(nodes, c, n) => {}
+            Some(c) => {
+                if let Some(p) = nodes[c].parent {
+                    nodes[p].children.retain(|&k| k != c);
+                }
+                nodes[c].parent = Some(n);
+                order.push(c);
+            }
             None => missing.push(o.clone()),
         }
     }
-    nodes[n].children = order;
+    let old = std::mem::replace(&mut nodes[n].children, order);
+    for c in old {
+        if !nodes[n].children.contains(&c) {
+            nodes[c].parent = None;
+        }
+    }
     missing
+}
+
+/// Whether `a` is `n` or one of its ancestors.
+fn is_self_or_ancestor(nodes: &[Raw], a: usize, n: usize) -> bool {
+    let mut at = Some(n);
+    while let Some(i) = at {
+        if i == a {
+            return true;
+        }
+        at = nodes[i].parent;
+    }
+    false
 }
 
 /// Showing children of a container that manages its descendants (GTK3 tree views and tables
@@ -934,6 +1005,25 @@ fn to_node(r: Raw, new_index: &[usize]) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The observed node, alone.
+    fn root(d: Described) -> Raw {
+        Raw {
+            d,
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            details: None,
+            truncated: None,
+        }
+    }
+
+    /// Object paths of assembled nodes, in order.
+    fn paths(out: &[Node]) -> Vec<&str> {
+        out.iter()
+            .map(|n| n.handle.rsplit_once(':').map_or("", |x| x.1))
+            .collect()
+    }
     use crate::atspi::Ifaces;
 
     fn item(path: &str, parent: &str, index: i32, child_count: i32, showing: bool) -> CacheItem {
@@ -1003,9 +1093,13 @@ mod tests {
         assert!(matches!(plan(&d("/h"), &idx), Plan::Cached(_)));
         // Showing with unknown order: add the cached children now, fix the order live.
         assert!(matches!(plan(&d("/s"), &idx), Plan::Reorder(k) if k.len() == 2));
-        // Count says 5, cache has 1: incomplete, walk.
+        // Count says 5, cache has 1: start with the cached one, the live list brings the rest.
+        assert!(matches!(plan(&d("/m"), &idx), Plan::Reorder(k) if k.len() == 1));
+        // Not in the cache at all: read live.
+        let mut uncached = d("/m");
+        uncached.obj = Obj::new(":1.9", "/elsewhere");
         assert!(matches!(
-            plan(&d("/m"), &idx),
+            plan(&uncached, &idx),
             Plan::Call { managed: false }
         ));
         let mut hidden = d("/m");
@@ -1028,20 +1122,13 @@ mod tests {
             ],
         );
         let d = |p: &str| Described::from(&idx.by_path[p]);
-        let mut nodes = vec![Raw {
-            d: d("/r"),
-            parent: None,
-            children: Vec::new(),
-            depth: 0,
-            details: None,
-            truncated: None,
-        }];
+        let mut nodes = vec![root(d("/r"))];
         let req = ObserveRequest {
             max_nodes: 4,
             max_children: 10,
             ..ObserveRequest::default()
         };
-        let mut seen = HashSet::from(["/r".to_string()]);
+        let mut placed = HashMap::from([("/r".to_string(), 0)]);
         let mut to_plan = Vec::new();
         add_children(
             &mut nodes,
@@ -1051,7 +1138,7 @@ mod tests {
                 skipped: None,
             },
             &req,
-            &mut seen,
+            &mut placed,
             &mut to_plan,
             Toolkit::Gtk3,
         );
@@ -1064,15 +1151,12 @@ mod tests {
                 skipped: None,
             },
             &req,
-            &mut seen,
+            &mut placed,
             &mut to_plan,
             Toolkit::Gtk3,
         );
         let out = assemble(nodes);
-        let paths: Vec<&str> = out
-            .iter()
-            .map(|n| n.handle.rsplit_once(':').map(|x| x.1).unwrap_or(""))
-            .collect();
+        let paths = paths(&out);
         assert_eq!(
             paths,
             vec!["/r", "/a", "/a1", "/b"],
@@ -1085,20 +1169,13 @@ mod tests {
         snap.check().expect("invariants");
 
         // A cap cuts children and says how many.
-        let mut nodes = vec![Raw {
-            d: d("/r"),
-            parent: None,
-            children: Vec::new(),
-            depth: 0,
-            details: None,
-            truncated: None,
-        }];
+        let mut nodes = vec![root(d("/r"))];
         let tight = ObserveRequest {
             max_nodes: 2,
             max_children: 10,
             ..ObserveRequest::default()
         };
-        let mut seen = HashSet::from(["/r".to_string()]);
+        let mut placed = HashMap::from([("/r".to_string(), 0)]);
         add_children(
             &mut nodes,
             0,
@@ -1107,7 +1184,7 @@ mod tests {
                 skipped: None,
             },
             &tight,
-            &mut seen,
+            &mut placed,
             &mut to_plan,
             Toolkit::Gtk3,
         );
@@ -1128,15 +1205,8 @@ mod tests {
             ],
         );
         let d = |p: &str| Described::from(&idx.by_path[p]);
-        let mut nodes = vec![Raw {
-            d: d("/r"),
-            parent: None,
-            children: Vec::new(),
-            depth: 0,
-            details: None,
-            truncated: None,
-        }];
-        let mut seen = HashSet::from(["/r".to_string()]);
+        let mut nodes = vec![root(d("/r"))];
+        let mut placed = HashMap::from([("/r".to_string(), 0)]);
         let kids = vec![d("/b"), d("/a"), d("/stale")];
         add_children(
             &mut nodes,
@@ -1146,7 +1216,7 @@ mod tests {
                 skipped: None,
             },
             &ObserveRequest::default(),
-            &mut seen,
+            &mut placed,
             &mut Vec::new(),
             Toolkit::Gtk3,
         );
@@ -1155,18 +1225,63 @@ mod tests {
             Obj::new(":1.9", "/new"),
             Obj::new(":1.9", "/b"),
         ];
-        let missing = reorder(&mut nodes, 0, &live);
+        let missing = reorder(&mut nodes, 0, &live, &placed);
         assert_eq!(missing, vec![Obj::new(":1.9", "/new")]);
         let out = assemble(nodes);
-        let paths: Vec<&str> = out
-            .iter()
-            .map(|n| n.handle.rsplit_once(':').map(|x| x.1).unwrap_or(""))
-            .collect();
+        let paths = paths(&out);
         assert_eq!(
             paths,
             vec!["/r", "/a", "/b"],
             "live order; the stale child is unlinked"
         );
+        Snapshot {
+            nodes: out,
+            ..Snapshot::default()
+        }
+        .check()
+        .expect("invariants");
+    }
+
+    #[test]
+    fn a_live_child_cached_under_another_parent_moves_with_its_subtree() {
+        // GTK3: the cache puts menu /p (with child /p1) under button /a; the window /r lists /p.
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/r", "/app", 0, 2, true),
+                item("/a", "/r", 0, 1, true),
+                item("/p", "/a", -1, 1, true),
+                item("/p1", "/p", 0, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        let mut nodes = vec![root(d("/r"))];
+        let mut placed = HashMap::from([("/r".to_string(), 0)]);
+        let req = ObserveRequest::default();
+        for (parent, kids) in [(0, vec![d("/a")]), (1, vec![d("/p")]), (2, vec![d("/p1")])] {
+            add_children(
+                &mut nodes,
+                parent,
+                Kids {
+                    kids,
+                    skipped: None,
+                },
+                &req,
+                &mut placed,
+                &mut Vec::new(),
+                Toolkit::Gtk3,
+            );
+        }
+        let live_r = vec![Obj::new(":1.9", "/a"), Obj::new(":1.9", "/p")];
+        assert!(reorder(&mut nodes, 0, &live_r, &placed).is_empty());
+        // The button's own live list no longer has it: nothing else moves.
+        assert!(reorder(&mut nodes, 1, &[], &placed).is_empty());
+        // A child can never adopt its ancestor.
+        assert!(reorder(&mut nodes, 3, &[Obj::new(":1.9", "/r")], &placed).is_empty());
+        let out = assemble(nodes);
+        let paths = paths(&out);
+        assert_eq!(paths, vec!["/r", "/a", "/p", "/p1"]);
+        assert_eq!(out[2].parent, Some(0), "the menu hangs under the window");
         Snapshot {
             nodes: out,
             ..Snapshot::default()

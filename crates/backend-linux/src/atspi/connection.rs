@@ -193,6 +193,26 @@ impl Caller {
         B: Serialize + DynamicType,
         R: DeserializeOwned + Type,
     {
+        let msg = self
+            .message_within(timeout, dest, path, iface, method, body)
+            .await?;
+        msg.body().deserialize::<R>().map_err(LinuxError::Dbus)
+    }
+
+    /// Like [`Caller::call_within`], returning the reply message undecoded (a large reply a
+    /// caller decodes itself).
+    pub(crate) async fn message_within<B>(
+        &self,
+        timeout: Duration,
+        dest: &str,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<zbus::Message, LinuxError>
+    where
+        B: Serialize + DynamicType,
+    {
         let what = || format!("{iface}.{method} on {dest}:{path}");
         // Waiting for a permit is bounded by the deadline only: a call queued behind 64 others is
         // not evidence that the app is stuck.
@@ -212,7 +232,7 @@ impl Caller {
         let reply = with_timeout(timeout, call).await;
         drop(permit);
         match reply {
-            Some(Ok(msg)) => msg.body().deserialize::<R>().map_err(LinuxError::Dbus),
+            Some(Ok(msg)) => Ok(msg),
             Some(Err(e)) => Err(classify(e, what)),
             None if self.deadline.expired() => Err(LinuxError::Deadline(what())),
             None => Err(LinuxError::Unresponsive {

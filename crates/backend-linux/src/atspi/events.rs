@@ -77,7 +77,12 @@ impl Drop for Events {
 
 impl Events {
     /// Registers listeners with the registry, adds the match rules and starts the reader task.
-    pub(crate) async fn start(bus: &A11yBus) -> Result<Events, LinuxError> {
+    /// `first` sees every event before it is broadcast (so memos it keeps are current by the
+    /// time a waiter wakes).
+    pub(crate) async fn start(
+        bus: &A11yBus,
+        first: impl Fn(&Event) + Send + 'static,
+    ) -> Result<Events, LinuxError> {
         let conn = bus.conn();
         let mut streams = Vec::new();
         for (iface, class) in INTERFACES.iter().zip(["Object", "Window", "Focus"]) {
@@ -133,6 +138,7 @@ impl Events {
                     detail: Arc::from(detail.as_str()),
                     at: Instant::now(),
                 };
+                first(&ev);
                 if ev.is_reaction() {
                     let mut a = seen.lock().unwrap_or_else(|p| p.into_inner());
                     a.entry(ev.sender.clone()).or_default().last_change = Some(ev.at);
