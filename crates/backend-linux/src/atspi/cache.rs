@@ -1,10 +1,11 @@
 //! `org.a11y.atspi.Cache.GetItems` (fixed path `/org/a11y/atspi/cache` on the app's bus name):
 //! the app's whole cached tree in one call.
 //!
-//! Measured here: 7–65 ms for 9–322 items, against 100–500 ms for a libatspi walk. What the
+//! Measured here: 0.2–11 ms for 9–562 items, against 1–140 ms for a libatspi walk. What the
 //! cache leaves out (children of `MANAGES_DESCENDANTS` containers, Qt, parts of GTK4 and
-//! Chromium) is found by `observe.rs`, which checks every cached item against its child count.
-//! GTK3's bridge only answers after some client registered an event listener (`events.rs`).
+//! Chromium) is found by `observe.rs`, which checks every cached item against its child count
+//! and the live child list. GTK3's bridge only answers after some client registered an event
+//! listener (`events.rs`).
 
 use std::time::Duration;
 
