@@ -122,8 +122,9 @@ enum Done {
     Children(usize, Result<Kids, LinuxError>),
     /// The live child order of a node whose cached children were already added.
     Order(usize, Result<Vec<Obj>, LinuxError>),
-    /// Live children of a node the cache lacked, with the live order to put them in.
-    Missing(usize, Vec<Obj>, Result<Kids, LinuxError>),
+    /// Children read live (all, or those the cache lacked), with the live order to put them in:
+    /// a child already placed under another parent moves here (see `reorder`).
+    InOrder(usize, Vec<Obj>, Result<Kids, LinuxError>),
     Details(usize, Result<Details, LinuxError>),
 }
 
@@ -383,12 +384,14 @@ pub(crate) async fn observe(
                     let max_children = req.max_children;
                     pending.push(
                         async move {
-                            let r = if managed {
-                                managed_children(c, &obj, count, max_children, known).await
-                            } else {
-                                children(c, &obj, known).await
-                            };
-                            Done::Children(n, r)
+                            if managed {
+                                let r = managed_children(c, &obj, count, max_children, known).await;
+                                return Done::Children(n, r);
+                            }
+                            match children(c, &obj, known).await {
+                                Ok((live, kids)) => Done::InOrder(n, live, Ok(kids)),
+                                Err(e) => Done::Children(n, Err(e)),
+                            }
                         }
                         .boxed(),
                     );
@@ -422,7 +425,7 @@ pub(crate) async fn observe(
                     walk_done = ms(t_walk);
                 }
             }
-            Done::Missing(n, live, Ok(kids)) => {
+            Done::InOrder(n, live, Ok(kids)) => {
                 waiting_kids.remove(&n);
                 add_children(
                     &mut nodes,
@@ -439,7 +442,7 @@ pub(crate) async fn observe(
                     walk_done = ms(t_walk);
                 }
             }
-            Done::Children(n, Err(e)) | Done::Missing(n, _, Err(e)) => {
+            Done::Children(n, Err(e)) | Done::InOrder(n, _, Err(e)) => {
                 waiting_kids.remove(&n);
                 match e {
                     e if e.is_unresponsive() => cut = Some("unresponsive"),
@@ -467,7 +470,7 @@ pub(crate) async fn observe(
                             let described =
                                 join_all(missing.into_iter().map(|o| describe_cached(c, o, known)))
                                     .await;
-                            Done::Missing(n, live, collect_kids(described))
+                            Done::InOrder(n, live, collect_kids(described))
                         }
                         .boxed(),
                     );
@@ -750,11 +753,16 @@ async fn describe_cached(c: &Caller, obj: Obj, known: &Known<'_>) -> Result<Desc
     }
 }
 
-/// All children of an ordinary node, in order; those not in the cache are described by calls.
-async fn children(c: &Caller, obj: &Obj, known: &Known<'_>) -> Result<Kids, LinuxError> {
+/// All children of an ordinary node: their live order, and their descriptions (those not in
+/// the cache described by calls).
+async fn children(
+    c: &Caller,
+    obj: &Obj,
+    known: &Known<'_>,
+) -> Result<(Vec<Obj>, Kids), LinuxError> {
     let refs = accessible::children(c, obj).await?;
-    let described = join_all(refs.into_iter().map(|r| describe_cached(c, r, known))).await;
-    collect_kids(described)
+    let described = join_all(refs.iter().cloned().map(|r| describe_cached(c, r, known))).await;
+    Ok((refs, collect_kids(described)?))
 }
 
 /// Keeps described children; one that vanished meanwhile or refuses is dropped, a stopped or
@@ -845,7 +853,7 @@ async fn managed_children(
     }
     if count <= max_children {
         // Small enough to list in one call; keep the showing ones.
-        let all = children(c, obj, known).await?;
+        let (_, all) = children(c, obj, known).await?;
         let total = all.kids.len();
         let kids: Vec<Described> = all
             .kids

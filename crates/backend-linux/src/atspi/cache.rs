@@ -135,6 +135,9 @@ fn decode(bytes: &[u8], base: usize, little: bool) -> Option<Vec<CacheItem>> {
         while r.pos < stop {
             ifaces.0 |= Ifaces::from_names(&[r.str()?]).0;
         }
+        if r.pos != stop {
+            return None;
+        }
         let name = r.str()?.to_string();
         let role = r.u32()?;
         let description = r.str()?.to_string();
