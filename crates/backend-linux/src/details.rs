@@ -4,6 +4,7 @@
 //! details is `observe.rs`; turning them into core fields is `to_node` there.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use uidriver_core::{Bounds, Evidence, NumericValue};
@@ -31,6 +32,10 @@ pub(crate) struct Memo {
     actions: Table<Vec<String>>,
     interfaces: Table<Ifaces>,
     roles: Table<u32>,
+    /// Bumped (under the roles' lock) each time an event forgets a role. A role read by a call
+    /// is stored only if no role was forgotten since the call was sent: the reply and the change
+    /// event arrive in order but are handled by different tasks.
+    role_forgets: std::sync::atomic::AtomicU64,
 }
 
 /// Entries kept per table before it starts over.
@@ -64,10 +69,6 @@ impl<T: Clone> Table<T> {
         m.insert(handle, value);
     }
 
-    fn forget(&self, handle: &str) {
-        self.map().remove(handle);
-    }
-
     fn forget_prefix(&self, prefix: &str) {
         self.map().retain(|k, _| !k.starts_with(prefix));
     }
@@ -94,15 +95,30 @@ impl Memo {
         self.roles.get(handle)
     }
 
-    pub(crate) fn remember_role(&self, handle: String, role: u32) {
-        self.roles.put(handle, role);
+    /// Taken before asking an object's role; hand it back to [`Memo::remember_role`].
+    pub(crate) fn role_epoch(&self) -> u64 {
+        self.role_forgets.load(Ordering::SeqCst)
+    }
+
+    /// Remembers a role read by a call sent at `epoch`, unless an event forgot a role since.
+    pub(crate) fn remember_role(&self, handle: String, role: u32, epoch: u64) {
+        let mut m = self.roles.map();
+        if self.role_forgets.load(Ordering::SeqCst) != epoch {
+            return;
+        }
+        if m.len() >= MEMO_CAP {
+            m.clear();
+        }
+        m.insert(handle, role);
     }
 
     /// Keeps the memo true to the app: called by the event reader for every event, before
     /// anyone waiting on events sees it.
     pub(crate) fn on_event(&self, ev: &Event) {
         if &*ev.member == "PropertyChange" && &*ev.detail == "accessible-role" {
-            self.roles.forget(&format!("{}:{}", ev.sender, ev.path));
+            let mut m = self.roles.map();
+            m.remove(&format!("{}:{}", ev.sender, ev.path));
+            self.role_forgets.fetch_add(1, Ordering::SeqCst);
         }
     }
 
@@ -287,6 +303,31 @@ fn clone_err(e: &LinuxError) -> LinuxError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_role_change_event_forgets_the_role_and_outdates_reads_in_flight() {
+        let m = Memo::default();
+        let h = ":1.5:/org/a11y/atspi/accessible/7";
+        let e = m.role_epoch();
+        m.remember_role(h.into(), 43, e);
+        assert_eq!(m.role(h), Some(43));
+        let change = Event {
+            sender: ":1.5".into(),
+            class: "Object",
+            member: "PropertyChange".into(),
+            path: "/org/a11y/atspi/accessible/7".into(),
+            detail: "accessible-role".into(),
+            at: std::time::Instant::now(),
+        };
+        // A read sent before the change, answered with the old role, lands after the event.
+        let before = m.role_epoch();
+        m.on_event(&change);
+        assert_eq!(m.role(h), None);
+        m.remember_role(h.into(), 43, before);
+        assert_eq!(m.role(h), None, "a read older than the change is not kept");
+        m.remember_role(h.into(), 62, m.role_epoch());
+        assert_eq!(m.role(h), Some(62));
+    }
 
     #[test]
     fn memo_remembers_per_object_and_forgets_an_app() {

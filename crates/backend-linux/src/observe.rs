@@ -255,9 +255,10 @@ pub(crate) async fn observe(
         details: None,
         truncated: None,
     }];
-    // Where each object sits in `nodes`: an object is placed once, under the first parent that
-    // lists it (live order may move it later, see `reorder`).
-    let mut placed: HashMap<String, usize> = HashMap::from([(scope.root.path.clone(), 0)]);
+    // Where each object (by handle: a socket's live children live on another app's bus, where
+    // paths repeat) sits in `nodes`: placed once, under the first parent that lists it (live
+    // order may move it later, see `reorder`).
+    let mut placed: HashMap<String, usize> = HashMap::from([(scope.root.to_string(), 0)]);
     let mut pending = FuturesUnordered::new();
     let mut waiting_kids: HashSet<usize> = HashSet::new();
     let mut waiting_details: HashSet<usize> = HashSet::new();
@@ -277,7 +278,8 @@ pub(crate) async fn observe(
         let mut planned = 0usize;
         while let Some(n) = to_plan.pop() {
             planned += 1;
-            if planned.is_multiple_of(SEND_EVERY) {
+            if planned == SEND_EVERY {
+                planned = 0;
                 // Planning a cached tree of a few hundred nodes takes our CPU longer than the app
                 // takes to answer: send what is planned so far (a call goes out on its first
                 // poll) so the app works meanwhile. A call that already finished goes back in
@@ -484,8 +486,20 @@ pub(crate) async fn observe(
                     e if e.is_unresponsive() => cut = Some("unresponsive"),
                     LinuxError::Deadline(_) => cut = Some("deadline"),
                     e if e.is_app_gone() => fatal = Some(e),
-                    // The cached children stay, in cache order.
-                    e => debug!(error = %e, "child order unreadable"),
+                    // The cached children stay, in cache order; if the cache did not have them
+                    // all, say the rest is missing.
+                    e => {
+                        debug!(error = %e, "child order unreadable");
+                        let have = nodes[n].children.len();
+                        if usize::try_from(nodes[n].d.child_count) != Ok(have) {
+                            nodes[n].truncated = Some(Truncation {
+                                skipped: u32::try_from(nodes[n].d.child_count)
+                                    .ok()
+                                    .map(|c| c.saturating_sub(have as u32)),
+                                reason: "error".into(),
+                            });
+                        }
+                    }
                 }
             }
             Done::Details(n, r) => {
@@ -526,20 +540,21 @@ pub(crate) async fn observe(
     phases.push(("details", details_done.max(walk_done)));
 
     let describe_ms = ms(t0);
-    // Complete = every showing node described: subtrees left out because they are hidden or
-    // offscreen (and said so) do not count against it.
-    let complete = cut.is_none()
-        && nodes.iter().all(|n| {
-            n.truncated
-                .as_ref()
-                .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
-        });
     if walked > 0 && cached > 0 {
         notes.push(format!(
             "cache had {cached} items; {walked} nodes' children read live"
         ));
     }
     let out = assemble(nodes);
+    // Complete = every showing node in the tree described: subtrees left out because they are
+    // hidden or offscreen (and said so) do not count against it, nor do cached items the live
+    // tree dropped.
+    let complete = cut.is_none()
+        && out.iter().all(|n| {
+            n.truncated
+                .as_ref()
+                .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
+        });
     let mut timings = Timings {
         total_ms: ms(t0),
         describe_ms,
@@ -657,14 +672,15 @@ fn add_children(
         if toolkit == Toolkit::Gtk4 {
             gtk4_showing(&mut k.states, parent_showing);
         }
-        if placed.contains_key(&k.obj.path) {
+        let handle = k.obj.to_string();
+        if placed.contains_key(&handle) {
             continue;
         }
         if nodes.len() >= req.max_nodes {
             break;
         }
         let i = nodes.len();
-        placed.insert(k.obj.path.clone(), i);
+        placed.insert(handle, i);
         nodes.push(Raw {
             d: k,
             parent: Some(parent),
@@ -715,8 +731,9 @@ async fn describe(
         if let Some(r) = role_hint.or_else(|| memo.role(&key)) {
             return Ok(r);
         }
+        let epoch = memo.role_epoch();
         let r = accessible::role(c, &obj).await?;
-        memo.remember_role(key.clone(), r);
+        memo.remember_role(key.clone(), r, epoch);
         Ok::<_, LinuxError>(r)
     };
     let ifaces_f = async {
@@ -791,18 +808,25 @@ fn collect_kids(described: Vec<Result<Described, LinuxError>>) -> Result<Kids, L
 /// children that are not in the tree yet.
 fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, usize>) -> Vec<Obj> {
     let mut order = Vec::with_capacity(live.len());
+    let mut in_order = HashSet::with_capacity(live.len());
     let mut missing = Vec::new();
     for o in live {
-        match placed.get(o.path.as_str()).copied() {
-            Some(c) if order.contains(&c) => {}
-            Some(c) if nodes[c].parent == Some(n) => order.push(c),
-            // Moving an ancestor (or the node itself) under `n` would make a cycle.
+        match placed.get(&o.to_string()).copied() {
+            Some(c) if in_order.contains(&c) => {}
+            Some(c) if nodes[c].parent == Some(n) => {
+                in_order.insert(c);
+                order.push(c);
+            }
+            // The observed node never moves, and moving an ancestor of `n` (or `n` itself) under
+            // it would make a cycle.
+            Some(0) => {}
             Some(c) if is_self_or_ancestor(nodes, c, n) => {}
             Some(c) => {
                 if let Some(p) = nodes[c].parent {
                     nodes[p].children.retain(|&k| k != c);
                 }
                 nodes[c].parent = Some(n);
+                in_order.insert(c);
                 order.push(c);
             }
             None => missing.push(o.clone()),
@@ -810,7 +834,7 @@ fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, u
     }
     let old = std::mem::replace(&mut nodes[n].children, order);
     for c in old {
-        if !nodes[n].children.contains(&c) {
+        if !in_order.contains(&c) {
             nodes[c].parent = None;
         }
     }
@@ -1142,7 +1166,7 @@ mod tests {
             max_children: 10,
             ..ObserveRequest::default()
         };
-        let mut placed = HashMap::from([("/r".to_string(), 0)]);
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
         let mut to_plan = Vec::new();
         add_children(
             &mut nodes,
@@ -1189,7 +1213,7 @@ mod tests {
             max_children: 10,
             ..ObserveRequest::default()
         };
-        let mut placed = HashMap::from([("/r".to_string(), 0)]);
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
         add_children(
             &mut nodes,
             0,
@@ -1220,7 +1244,7 @@ mod tests {
         );
         let d = |p: &str| Described::from(&idx.by_path[p]);
         let mut nodes = vec![root(d("/r"))];
-        let mut placed = HashMap::from([("/r".to_string(), 0)]);
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
         let kids = vec![d("/b"), d("/a"), d("/stale")];
         add_children(
             &mut nodes,
@@ -1270,7 +1294,7 @@ mod tests {
         );
         let d = |p: &str| Described::from(&idx.by_path[p]);
         let mut nodes = vec![root(d("/r"))];
-        let mut placed = HashMap::from([("/r".to_string(), 0)]);
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
         let req = ObserveRequest::default();
         for (parent, kids) in [(0, vec![d("/a")]), (1, vec![d("/p")]), (2, vec![d("/p1")])] {
             add_children(
@@ -1292,6 +1316,17 @@ mod tests {
         assert!(reorder(&mut nodes, 1, &[], &placed).is_empty());
         // A child can never adopt its ancestor.
         assert!(reorder(&mut nodes, 3, &[Obj::new(":1.9", "/r")], &placed).is_empty());
+        // Another app's object with the same path (a socket's plug) is new, not /a moved.
+        let plug = Obj::new(":1.20", "/a");
+        assert_eq!(
+            reorder(&mut nodes, 3, std::slice::from_ref(&plug), &placed),
+            vec![plug]
+        );
+        // Even from a subtree the live tree dropped, the observed node never moves.
+        let dropped = nodes.len();
+        nodes.push(root(d("/p1")));
+        assert!(reorder(&mut nodes, dropped, &[Obj::new(":1.9", "/r")], &placed).is_empty());
+        nodes.pop();
         let out = assemble(nodes);
         let paths = paths(&out);
         assert_eq!(paths, vec!["/r", "/a", "/p", "/p1"]);
