@@ -303,7 +303,11 @@ struct Pending {
 }
 
 /// Reads the cross-origin frames of `snap` (and theirs, to [`MAX_FRAME_DEPTH`]) and grafts
-/// each under its owner node. A frame that cannot be read keeps its truncation, saying why.
+/// each under its owner node. The frames of one level are read at once, each with an equal
+/// share of the nodes left and at most half of the time left: a page of many embeds costs
+/// about its slowest frame, and a frame whose renderer hangs costs that half once, the rest of
+/// the page still returned with it marked. A frame that cannot be read keeps its truncation,
+/// saying why.
 async fn read_frames(
     top: &Page,
     mut snap: Snapshot,
@@ -313,7 +317,7 @@ async fn read_frames(
     max_nodes: usize,
     deadline: Deadline,
 ) -> Snapshot {
-    let mut queue: Vec<Pending> = (0..snap.nodes.len())
+    let mut level: Vec<Pending> = (0..snap.nodes.len())
         .filter(|&i| cross_origin(&snap.nodes[i]))
         .map(|node| Pending {
             node,
@@ -322,42 +326,54 @@ async fn read_frames(
             depth: 1,
         })
         .collect();
-    queue.reverse();
-    while let Some(p) = queue.pop() {
-        if snap.nodes.len() >= max_nodes {
+    while !level.is_empty() {
+        let room = max_nodes.saturating_sub(snap.nodes.len());
+        if room == 0 {
             break;
         }
-        let Some((nonce, id)) = parse_handle(&snap.nodes[p.node].handle) else {
-            continue;
-        };
-        let (nonce, budget) = (nonce.to_string(), max_nodes - snap.nodes.len());
-        // A frame whose renderer hangs costs at most half of the time left: the rest of the
-        // page is still returned, the frame marked as not read.
+        let share = (room / level.len()).max(1);
         let frame_deadline = deadline.cap(deadline.remaining() / 2);
-        match read_frame(top, &p, (&nonce, id), top_vp, budget, frame_deadline).await {
-            Ok(Some((frame_page, off, child))) => {
-                let base = snap.nodes.len();
-                graft(&mut snap, p.node, child);
-                if p.depth < MAX_FRAME_DEPTH {
-                    for i in base..snap.nodes.len() {
-                        if cross_origin(&snap.nodes[i]) {
-                            queue.push(Pending {
-                                node: i,
-                                in_page: Some(frame_page.clone()),
-                                offset: off,
-                                depth: p.depth + 1,
-                            });
-                        }
+        let owners: Vec<Option<(String, u64)>> = level
+            .iter()
+            .map(|p| parse_handle(&snap.nodes[p.node].handle).map(|(n, id)| (n.to_string(), id)))
+            .collect();
+        let reads = level.iter().zip(&owners).map(|(p, owner)| async move {
+            match owner {
+                Some((nonce, id)) => {
+                    read_frame(top, p, (nonce, *id), top_vp, share, frame_deadline).await
+                }
+                None => Ok(None),
+            }
+        });
+        let results = futures_util::future::join_all(reads).await;
+        let mut next = Vec::new();
+        for (p, r) in level.into_iter().zip(results) {
+            match r {
+                Ok(Some((frame_page, off, child))) => {
+                    let base = snap.nodes.len();
+                    graft(&mut snap, p.node, child);
+                    if p.depth < MAX_FRAME_DEPTH {
+                        next.extend(
+                            (base..snap.nodes.len())
+                                .filter(|&i| cross_origin(&snap.nodes[i]))
+                                .map(|i| Pending {
+                                    node: i,
+                                    in_page: Some(frame_page.clone()),
+                                    offset: off,
+                                    depth: p.depth + 1,
+                                }),
+                        );
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    if let Some(t) = snap.nodes[p.node].truncated.as_mut() {
+                        t.reason = format!("cross-origin frame: could not be read ({e})");
                     }
                 }
             }
-            Ok(None) => {}
-            Err(e) => {
-                if let Some(t) = snap.nodes[p.node].truncated.as_mut() {
-                    t.reason = format!("cross-origin frame: could not be read ({e})");
-                }
-            }
         }
+        level = next;
     }
     snap.into_preorder()
 }

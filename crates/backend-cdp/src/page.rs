@@ -23,6 +23,10 @@ pub const WALKER_JS: &str = include_str!("walker.js");
 
 /// Name of our isolated world (shown in DevTools' context picker).
 const WORLD: &str = "uidriver";
+/// Worlds made for one evaluation before a changing document is reported.
+const WORLD_ATTEMPTS: usize = 3;
+/// Pause before the last attempt.
+const WORLD_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// An attached page session.
 pub struct Page {
@@ -118,14 +122,20 @@ impl Page {
         }
     }
 
-    /// Evaluates in our isolated world, recreating it once if the document was replaced.
+    /// Evaluates in our isolated world, recreating it if the document was replaced (up to
+    /// [`WORLD_ATTEMPTS`] times: a page just opened by `window.open` replaces its document
+    /// twice, `about:blank` first, so a look can meet both).
     pub async fn eval_world(
         &self,
         expression: &str,
         by_value: bool,
         deadline: Deadline,
     ) -> CdpResult<Evaluated> {
-        for attempt in 0..2 {
+        for attempt in 0..WORLD_ATTEMPTS {
+            if attempt > 1 {
+                // Let the navigation that replaced the document settle.
+                tokio::time::sleep(WORLD_RETRY_PAUSE.min(deadline.remaining())).await;
+            }
             let ctx = self.world(deadline).await?;
             let r = self
                 .send(
@@ -139,10 +149,11 @@ impl Page {
                     deadline,
                 )
                 .await;
+            let last = attempt + 1 == WORLD_ATTEMPTS;
             match r {
-                Err(e) if attempt == 0 && context_gone(&e) => self.drop_world(),
+                Err(e) if !last && context_gone(&e) => self.drop_world(),
                 Ok(ev)
-                    if attempt == 0
+                    if !last
                         && ev
                             .exception_details
                             .as_ref()
