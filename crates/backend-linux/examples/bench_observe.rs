@@ -16,6 +16,9 @@
 //! cargo run --release -p uidriver-backend-linux --example bench_observe -- --runs 10
 //! ```
 //!
+//! `--only LABEL` (repeatable) measures just those apps (`gtk3-widget-factory`, `mousepad`,
+//! `gnome-calculator`, `zenity`, `chromium`).
+//!
 //! It starts its own sandbox (Xvfb + D-Bus + AT-SPI + openbox) with gtk3-widget-factory,
 //! mousepad, gnome-calculator, zenity and Chromium, and stops it at the end.
 
@@ -240,6 +243,17 @@ async fn run(sb: &Sandbox, runs: usize, json_path: &Path) -> Res<()> {
             title_has: "Bench Page",
         },
     ];
+    // `--only LABEL` (repeatable): just those apps.
+    let only: Vec<String> = std::env::args()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .filter(|w| w[0] == "--only")
+        .map(|w| w[1].clone())
+        .collect();
+    let targets: Vec<Target> = targets
+        .into_iter()
+        .filter(|t| only.is_empty() || only.iter().any(|o| o == t.label))
+        .collect();
     let mut pids = Vec::new();
     for t in &targets {
         let pid = sb.spawn(&t.argv)?;
