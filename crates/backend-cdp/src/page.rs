@@ -131,7 +131,21 @@ impl Page {
         by_value: bool,
         deadline: Deadline,
     ) -> CdpResult<Evaluated> {
-        for attempt in 0..WORLD_ATTEMPTS {
+        self.eval_world_tries(expression, by_value, deadline, WORLD_ATTEMPTS)
+            .await
+    }
+
+    /// [`Page::eval_world`] with `tries` worlds at most. Waiting for a change takes two: one
+    /// for a world left from an earlier document, and the second losing its document *is* the
+    /// change (a third would wait on the next page instead).
+    async fn eval_world_tries(
+        &self,
+        expression: &str,
+        by_value: bool,
+        deadline: Deadline,
+        tries: usize,
+    ) -> CdpResult<Evaluated> {
+        for attempt in 0..tries {
             if attempt > 1 {
                 // Let the navigation that replaced the document settle.
                 tokio::time::sleep(WORLD_RETRY_PAUSE.min(deadline.remaining())).await;
@@ -149,7 +163,7 @@ impl Page {
                     deadline,
                 )
                 .await;
-            let last = attempt + 1 == WORLD_ATTEMPTS;
+            let last = attempt + 1 == tries;
             match r {
                 Err(e) if !last && context_gone(&e) => self.drop_world(),
                 Ok(ev)
@@ -363,7 +377,7 @@ impl Page {
         let expr = format!("({WAIT_JS})({ms})");
         // The script resolves itself at the deadline; the command gets a little longer.
         let d = Deadline::after(deadline.remaining() + Duration::from_millis(500));
-        match self.eval_world(&expr, true, d).await {
+        match self.eval_world_tries(&expr, true, d, 2).await {
             Ok(_) => Ok(()),
             // The document went away: that is a change.
             Err(e) if context_gone(&e) => Ok(()),
