@@ -108,7 +108,8 @@ pub struct SandboxArgs {
     /// Start this application inside and wait until its window is on the accessibility bus (repeatable).
     #[arg(long = "app", value_name = "CMD")]
     pub apps: Vec<String>,
-    /// Name of a long-lived sandbox (its state dir); default "default".
+    /// Name of a long-lived sandbox: its state dir `$TMPDIR/uidriver-sandbox-NAME` (private
+    /// home and logs, kept after stop for the next start); default "default".
     #[arg(long, default_value = "default")]
     pub name: String,
     /// Screen size, e.g. 1280x800.

@@ -14,18 +14,35 @@ fn have_xvfb() -> bool {
         .any(|d| std::path::Path::new(d).join("Xvfb").is_file())
 }
 
-/// Runs the binary with a clean desktop environment (no inherited display or buses) and a
-/// private runtime dir, killing it after `secs`.
-fn run(args: &[&str], secs: u64) -> Output {
-    let dir = std::env::temp_dir().join(format!("uidriver-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A test's private runtime and state dir, removed when the test ends.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("uidriver-cli-test-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the binary with a clean desktop environment (no inherited display or buses) and the
+/// test's private runtime dir, killing it after `secs`.
+fn run(scratch: &Scratch, args: &[&str], secs: u64) -> Output {
+    let dir = &scratch.0;
     let mut c = Command::new(EXE);
     c.args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env_remove("AT_SPI_BUS_ADDRESS")
-        .env("XDG_RUNTIME_DIR", &dir)
+        .env("XDG_RUNTIME_DIR", dir)
         .env("XDG_STATE_HOME", dir.join("state"));
     let mut child = c
         .stdout(std::process::Stdio::piped())
@@ -55,7 +72,8 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn doctor_fails_without_a_desktop_and_passes_inside_a_sandbox() {
-    let out = run(&["doctor"], 60);
+    let s = Scratch::new("doctor_fails_without_a_d");
+    let out = run(&s, &["doctor"], 60);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(
         text(&out).contains("fix: "),
@@ -65,7 +83,7 @@ fn doctor_fails_without_a_desktop_and_passes_inside_a_sandbox() {
         eprintln!("skipped the sandbox half: Xvfb is not installed");
         return;
     }
-    let out = run(&["sandbox", "--", EXE, "doctor"], 90);
+    let out = run(&s, &["sandbox", "--", EXE, "doctor"], 90);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(0), "{t}");
     for check in [
@@ -84,16 +102,17 @@ fn doctor_fails_without_a_desktop_and_passes_inside_a_sandbox() {
 
 #[test]
 fn long_lived_sandbox_start_env_stop() {
+    let s = Scratch::new("long_lived_sandbox_start");
     if !have_xvfb() {
         eprintln!("skipped: Xvfb is not installed");
         return;
     }
     let name = format!("clitest{}", std::process::id());
-    let out = run(&["sandbox", "start", "--name", &name], 60);
+    let out = run(&s, &["sandbox", "start", "--name", &name], 60);
     assert!(out.status.success(), "{}", text(&out));
     let env = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(env.contains("export DISPLAY=':"), "{env}");
-    let again = run(&["sandbox", "env", "--name", &name], 30);
+    let again = run(&s, &["sandbox", "env", "--name", &name], 30);
     assert_eq!(String::from_utf8_lossy(&again.stdout), env, "env is stable");
     // The X server it started answers.
     let display = env
@@ -106,7 +125,7 @@ fn long_lived_sandbox_start_env_stop() {
         .args(["-display", &display])
         .output()
         .unwrap();
-    let stop = run(&["sandbox", "stop", "--name", &name], 60);
+    let stop = run(&s, &["sandbox", "stop", "--name", &name], 60);
     assert!(stop.status.success(), "{}", text(&stop));
     assert!(xd.status.success(), "xdpyinfo on the sandbox display");
     let gone = Command::new("xdpyinfo")
@@ -114,16 +133,19 @@ fn long_lived_sandbox_start_env_stop() {
         .output()
         .unwrap();
     assert!(!gone.status.success(), "the display is gone after stop");
+    // A named sandbox keeps its state dir (home, logs) for its next start; this one is done.
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 
 #[test]
 fn call_exit_codes_follow_the_documented_table() {
-    let bad_json = run(&["call", "find_roots", "{not json"], 30);
+    let s = Scratch::new("call_exit_codes_follow_t");
+    let bad_json = run(&s, &["call", "find_roots", "{not json"], 30);
     assert_eq!(bad_json.status.code(), Some(2), "{}", text(&bad_json));
-    let dir = std::env::temp_dir().join(format!("uidriver-cli-test-{}", std::process::id()));
-    let sock = dir.join("exit-codes.sock");
+    let sock = s.0.join("exit-codes.sock");
     let sock = sock.to_str().unwrap();
     let invalid = run(
+        &s,
         &[
             "call",
             "act_ui",
@@ -135,6 +157,7 @@ fn call_exit_codes_follow_the_documented_table() {
     );
     assert_eq!(invalid.status.code(), Some(2), "{}", text(&invalid));
     let stale = run(
+        &s,
         &[
             "call",
             "search_ui",
@@ -146,6 +169,6 @@ fn call_exit_codes_follow_the_documented_table() {
     );
     assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
     assert!(text(&stale).contains("stale_state"));
-    let stopped = run(&["daemon", "stop", "--socket", sock], 30);
+    let stopped = run(&s, &["daemon", "stop", "--socket", sock], 30);
     assert!(stopped.status.success(), "{}", text(&stopped));
 }
