@@ -62,7 +62,16 @@ impl<T: Clone> Table<T> {
     }
 
     fn put(&self, handle: String, value: T) {
+        self.put_if(handle, value, || true);
+    }
+
+    /// Stores `value` if `still` holds once the table is locked (what could make it stale is
+    /// changed under the same lock).
+    fn put_if(&self, handle: String, value: T, still: impl FnOnce() -> bool) {
         let mut m = self.map();
+        if !still() {
+            return;
+        }
         if m.len() >= MEMO_CAP {
             m.clear();
         }
@@ -102,14 +111,9 @@ impl Memo {
 
     /// Remembers a role read by a call sent at `epoch`, unless an event forgot a role since.
     pub(crate) fn remember_role(&self, handle: String, role: u32, epoch: u64) {
-        let mut m = self.roles.map();
-        if self.role_forgets.load(Ordering::SeqCst) != epoch {
-            return;
-        }
-        if m.len() >= MEMO_CAP {
-            m.clear();
-        }
-        m.insert(handle, role);
+        self.roles.put_if(handle, role, || {
+            self.role_forgets.load(Ordering::SeqCst) == epoch
+        });
     }
 
     /// Keeps the memo true to the app: called by the event reader for every event, before

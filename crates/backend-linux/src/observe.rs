@@ -119,12 +119,12 @@ struct Kids {
 }
 
 enum Done {
-    Children(usize, Result<Kids, LinuxError>),
+    /// Children read live (all, or those the cache lacked), with the live order to put them in
+    /// when it is known (a child already placed under another parent moves here, see
+    /// `reorder`); a managed container's showing rows come without one.
+    Children(usize, Option<Vec<Obj>>, Result<Kids, LinuxError>),
     /// The live child order of a node whose cached children were already added.
     Order(usize, Result<Vec<Obj>, LinuxError>),
-    /// Children read live (all, or those the cache lacked), with the live order to put them in:
-    /// a child already placed under another parent moves here (see `reorder`).
-    InOrder(usize, Vec<Obj>, Result<Kids, LinuxError>),
     Details(usize, Result<Details, LinuxError>),
 }
 
@@ -388,11 +388,11 @@ pub(crate) async fn observe(
                         async move {
                             if managed {
                                 let r = managed_children(c, &obj, count, max_children, known).await;
-                                return Done::Children(n, r);
+                                return Done::Children(n, None, r);
                             }
                             match children(c, &obj, known).await {
-                                Ok((live, kids)) => Done::InOrder(n, live, Ok(kids)),
-                                Err(e) => Done::Children(n, Err(e)),
+                                Ok((live, kids)) => Done::Children(n, Some(live), Ok(kids)),
+                                Err(e) => Done::Children(n, None, Err(e)),
                             }
                         }
                         .boxed(),
@@ -412,7 +412,7 @@ pub(crate) async fn observe(
         };
         let Some(done) = next else { break };
         match done {
-            Done::Children(n, Ok(kids)) => {
+            Done::Children(n, live, Ok(kids)) => {
                 waiting_kids.remove(&n);
                 add_children(
                     &mut nodes,
@@ -423,28 +423,15 @@ pub(crate) async fn observe(
                     &mut to_plan,
                     scope.toolkit,
                 );
+                if let Some(live) = live {
+                    // Whatever could not be described stays out.
+                    reorder(&mut nodes, n, &live, &placed);
+                }
                 if waiting_kids.is_empty() {
                     walk_done = ms(t_walk);
                 }
             }
-            Done::InOrder(n, live, Ok(kids)) => {
-                waiting_kids.remove(&n);
-                add_children(
-                    &mut nodes,
-                    n,
-                    kids,
-                    req,
-                    &mut placed,
-                    &mut to_plan,
-                    scope.toolkit,
-                );
-                // Whatever could not be described stays out.
-                reorder(&mut nodes, n, &live, &placed);
-                if waiting_kids.is_empty() {
-                    walk_done = ms(t_walk);
-                }
-            }
-            Done::Children(n, Err(e)) | Done::InOrder(n, _, Err(e)) => {
+            Done::Children(n, _, Err(e)) => {
                 waiting_kids.remove(&n);
                 match e {
                     e if e.is_unresponsive() => cut = Some("unresponsive"),
@@ -472,7 +459,7 @@ pub(crate) async fn observe(
                             let described =
                                 join_all(missing.into_iter().map(|o| describe_cached(c, o, known)))
                                     .await;
-                            Done::InOrder(n, live, collect_kids(described))
+                            Done::Children(n, Some(live), collect_kids(described))
                         }
                         .boxed(),
                     );
@@ -1056,6 +1043,16 @@ mod tests {
         }
     }
 
+    /// Fails unless assembled nodes make a valid snapshot.
+    fn well_formed(out: Vec<Node>) {
+        Snapshot {
+            nodes: out,
+            ..Snapshot::default()
+        }
+        .check()
+        .expect("invariants");
+    }
+
     /// Object paths of assembled nodes, in order.
     fn paths(out: &[Node]) -> Vec<&str> {
         out.iter()
@@ -1200,11 +1197,7 @@ mod tests {
             vec!["/r", "/a", "/a1", "/b"],
             "pre-order, duplicates dropped"
         );
-        let snap = Snapshot {
-            nodes: out,
-            ..Snapshot::default()
-        };
-        snap.check().expect("invariants");
+        well_formed(out);
 
         // A cap cuts children and says how many.
         let mut nodes = vec![root(d("/r"))];
@@ -1272,12 +1265,7 @@ mod tests {
             vec!["/r", "/a", "/b"],
             "live order; the stale child is unlinked"
         );
-        Snapshot {
-            nodes: out,
-            ..Snapshot::default()
-        }
-        .check()
-        .expect("invariants");
+        well_formed(out);
     }
 
     #[test]
@@ -1331,12 +1319,7 @@ mod tests {
         let paths = paths(&out);
         assert_eq!(paths, vec!["/r", "/a", "/p", "/p1"]);
         assert_eq!(out[2].parent, Some(0), "the menu hangs under the window");
-        Snapshot {
-            nodes: out,
-            ..Snapshot::default()
-        }
-        .check()
-        .expect("invariants");
+        well_formed(out);
     }
 
     #[test]

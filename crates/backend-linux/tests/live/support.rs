@@ -2,10 +2,8 @@
 //! hang, app launch, the libatspi reference walk and independent X11 probes.
 
 use std::collections::HashSet;
-
 use std::path::Path;
 use std::process::Command;
-
 use std::time::{Duration, Instant};
 
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
