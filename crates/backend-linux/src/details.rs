@@ -187,19 +187,12 @@ pub(crate) async fn details(
             // Only whether there is a secret, never its characters.
             return Ok(Some((text::character_count(c, obj).await?, String::new())));
         }
-        // One call for most text: the count is only asked when the first page is full.
-        let t = text::text(c, obj, 0, VALUE_CHARS).await?;
-        let n = t.chars().count() as i32;
-        let count = if n < VALUE_CHARS {
-            n
-        } else {
-            text::character_count(c, obj).await?
-        };
+        let (count, t) = text::head(c, obj, VALUE_CHARS).await?;
         Ok::<_, LinuxError>(Some((count, t)))
     };
     let value_f = async {
         if ifaces.has(Ifaces::VALUE) {
-            value::value(c, obj).await.map(Some)
+            value::value(c, obj, toolkit.prop_reads()).await.map(Some)
         } else {
             Ok(None)
         }

@@ -21,7 +21,67 @@ pub async fn diagnose(config: &LinuxConfig) -> Vec<Check> {
     let mut out = Vec::new();
     out.extend(x11_checks(config).await);
     out.extend(bus_checks(config).await);
+    out.extend(bridge_checks(config));
     out
+}
+
+/// Where Debian, Fedora and Arch keep GTK 2 modules.
+const GTK2_MODULE_DIRS: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu/gtk-2.0/modules",
+    "/usr/lib/aarch64-linux-gnu/gtk-2.0/modules",
+    "/usr/lib64/gtk-2.0/modules",
+    "/usr/lib/gtk-2.0/modules",
+];
+
+/// The toolkit bridges that are not built into the toolkit, and the environment each needs.
+/// GTK 3, GTK 4, Chromium, LibreOffice and Gecko carry theirs; GTK 2 (GIMP 2.10) loads the ATK
+/// bridge as a module only when asked; Qt starts its bridge only when told to or when
+/// `org.a11y.Status` was already on when the app started.
+fn bridge_checks(config: &LinuxConfig) -> Vec<Check> {
+    let var = |k: &str| {
+        config
+            .launch_env
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(k).ok())
+            .unwrap_or_default()
+    };
+    let mut v = Vec::new();
+    let module = GTK2_MODULE_DIRS
+        .iter()
+        .map(|d| std::path::Path::new(d).join("libatk-bridge.so"))
+        .find(|p| p.is_file());
+    let asked = [var("GTK2_MODULES"), var("GTK_MODULES")]
+        .iter()
+        .any(|m| m.split(':').any(|x| x == "atk-bridge"));
+    v.push(match (module, asked) {
+        (Some(p), true) => Check::pass(
+            "GTK 2 bridge",
+            format!("{} is installed and GTK2_MODULES asks for it", p.display()),
+        ),
+        (Some(p), false) => Check::fail(
+            "GTK 2 bridge",
+            format!("{} is installed, but GTK 2 apps (GIMP 2.10) are not told to load it: they show no tree", p.display()),
+            "start GTK 2 apps with GTK2_MODULES=gail:atk-bridge (`uidriver sandbox` sets it)",
+        ),
+        (None, _) => Check::fail(
+            "GTK 2 bridge",
+            "libatk-bridge.so for GTK 2 is not installed: GTK 2 apps (GIMP 2.10) show no tree",
+            "apt-get install libatk-adaptor, then start them with GTK2_MODULES=gail:atk-bridge",
+        ),
+    });
+    let qt_on = var("QT_LINUX_ACCESSIBILITY_ALWAYS_ON") == "1" || var("QT_ACCESSIBILITY") == "1";
+    v.push(if qt_on {
+        Check::pass("Qt bridge", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON or QT_ACCESSIBILITY is 1: Qt apps start their AT-SPI bridge")
+    } else {
+        Check::fail(
+            "Qt bridge",
+            "neither QT_LINUX_ACCESSIBILITY_ALWAYS_ON nor QT_ACCESSIBILITY is 1: a Qt app started before accessibility was switched on shows no tree",
+            "start Qt apps with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (`uidriver sandbox` sets it)",
+        )
+    });
+    v
 }
 
 async fn x11_checks(config: &LinuxConfig) -> Vec<Check> {

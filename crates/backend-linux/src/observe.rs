@@ -29,6 +29,7 @@ use uidriver_core::{
     Deadline, Evidence, Node, ObserveRequest, Role, Snapshot, Timings, Truncation,
 };
 
+use crate::atspi::accessible::PropReads;
 use crate::atspi::cache::{self, CacheItem};
 use crate::atspi::connection::{A11yBus, Caller};
 use crate::atspi::{accessible, component, state, Ifaces, Obj, States};
@@ -236,12 +237,13 @@ pub(crate) async fn observe(
     let known = Known {
         cache: &index,
         memo: scope.memo,
+        reads: scope.toolkit.prop_reads(),
     };
 
     let t_walk = Instant::now();
     let mut root = match index.by_path.get(&scope.root.path) {
         Some(i) => Described::from(i),
-        None => describe(&c, scope.root.clone(), Some(root_role), scope.memo).await?,
+        None => describe(&c, scope.root.clone(), Some(root_role), &known).await?,
     };
     if scope.toolkit == Toolkit::Gtk4 {
         // The observed node is on screen by assumption (a window, or a region a state showed).
@@ -703,6 +705,8 @@ fn add_children(
 struct Known<'a> {
     cache: &'a CacheIndex,
     memo: &'a Memo,
+    /// How the app answers property reads (its toolkit's rule).
+    reads: PropReads,
 }
 
 /// Describes an object by calls (4 in parallel): role, states, interfaces, properties. Role and
@@ -711,8 +715,9 @@ async fn describe(
     c: &Caller,
     obj: Obj,
     role_hint: Option<u32>,
-    memo: &Memo,
+    known: &Known<'_>,
 ) -> Result<Described, LinuxError> {
+    let memo = known.memo;
     let key = obj.to_string();
     let role_f = async {
         if let Some(r) = role_hint.or_else(|| memo.role(&key)) {
@@ -735,7 +740,7 @@ async fn describe(
         role_f,
         accessible::states(c, &obj),
         ifaces_f,
-        accessible::props(c, &obj)
+        accessible::props(c, &obj, known.reads)
     );
     let p = p?;
     Ok(Described {
@@ -753,7 +758,7 @@ async fn describe(
 async fn describe_cached(c: &Caller, obj: Obj, known: &Known<'_>) -> Result<Described, LinuxError> {
     match known.cache.by_path.get(&obj.path) {
         Some(i) if i.obj.bus == obj.bus => Ok(Described::from(i)),
-        _ => describe(c, obj, None, known.memo).await,
+        _ => describe(c, obj, None, known).await,
     }
 }
 
@@ -854,7 +859,10 @@ async fn managed_children(
     let count = if count >= 0 {
         count as usize
     } else {
-        accessible::props(c, obj).await?.child_count.max(0) as usize
+        accessible::props(c, obj, known.reads)
+            .await?
+            .child_count
+            .max(0) as usize
     };
     if count == 0 {
         return Ok(Kids {

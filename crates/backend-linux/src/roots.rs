@@ -18,6 +18,7 @@ use futures_util::future::join_all;
 use tracing::debug;
 use uidriver_core::{Bounds, Deadline, ResourceKey, RootInfo, RootKind};
 
+use crate::atspi::accessible::PropReads;
 use crate::atspi::connection::{A11yBus, Caller};
 use crate::atspi::{accessible, application, component, state, Obj, States, REGISTRY, ROOT_PATH};
 use crate::error::LinuxError;
@@ -53,36 +54,61 @@ pub(crate) const SKIPPED_APPS: &[&str] = &[
     "xdg-desktop-portal-gtk",
 ];
 
-/// The toolkit of an application, for quirks.
+/// The toolkit of an application, for quirks (the table in `TOOLKITS.md` beside `src/` says what each
+/// one needs and why).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Toolkit {
+    /// GTK 2 through the ATK bridge (`GTK_MODULES=gail:atk-bridge`): as GTK 3.
+    Gtk2,
     /// GTK 3 (ATK bridge): screen extents, full cache.
     Gtk3,
     /// GTK 4: window-relative extents, partial cache.
     Gtk4,
     /// Chromium or Electron: deep web content, DOM ids in attributes.
     Chromium,
-    /// Qt: no cache.
+    /// Qt 5 or 6: no cache, no `Properties.GetAll` (it crashes Qt 5).
     Qt,
+    /// LibreOffice (VCL through the ATK bridge).
+    LibreOffice,
+    /// Gecko (Firefox, Thunderbird) through the ATK bridge.
+    Gecko,
     /// Anything else, or not read yet.
     Other,
 }
 
 impl Toolkit {
-    fn from_name(name: &str, version: &str) -> Toolkit {
+    pub(crate) fn from_name(name: &str, version: &str) -> Toolkit {
         let n = name.to_ascii_lowercase();
-        if n == "gtk" {
-            if version.starts_with('4') {
-                Toolkit::Gtk4
-            } else {
-                Toolkit::Gtk3
+        if n == "gtk" || n == "gail" {
+            match version.split('.').next() {
+                Some("4") => Toolkit::Gtk4,
+                Some("2") => Toolkit::Gtk2,
+                _ => Toolkit::Gtk3,
             }
         } else if n.contains("chrom") || n.contains("electron") {
             Toolkit::Chromium
         } else if n.starts_with("qt") {
             Toolkit::Qt
+        } else if n == "vcl" || n.contains("libreoffice") {
+            Toolkit::LibreOffice
+        } else if n == "gecko" {
+            Toolkit::Gecko
         } else {
             Toolkit::Other
+        }
+    }
+
+    /// How this toolkit's bridge is asked for properties. `GetAll` only where it is known to be
+    /// answered; a toolkit not listed is read one property at a time (slower, never a crash).
+    pub(crate) fn prop_reads(self) -> PropReads {
+        match self {
+            Toolkit::Gtk2
+            | Toolkit::Gtk3
+            | Toolkit::Gtk4
+            | Toolkit::Chromium
+            | Toolkit::LibreOffice
+            | Toolkit::Gecko => PropReads::All,
+            Toolkit::Qt | Toolkit::Other => PropReads::OneByOne,
         }
     }
 }

@@ -346,6 +346,9 @@ impl Sandbox {
             ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".into(), "1".into()),
             ("GSETTINGS_BACKEND".into(), "memory".into()),
             ("GTK_A11Y".into(), "atspi".into()),
+            // GTK 2 apps (GIMP 2.10) load the ATK bridge only as a module (libatk-adaptor);
+            // GTK 3 reads GTK_MODULES, not this, and has the bridge built in.
+            ("GTK2_MODULES".into(), "gail:atk-bridge".into()),
             ("HOME".into(), path_str(&home)),
         ];
         env.extend(xdg.iter().map(|(k, d)| (k.to_string(), path_str(d))));

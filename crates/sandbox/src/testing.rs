@@ -55,16 +55,16 @@ pub fn have(prog: &str) -> bool {
 }
 
 /// Runs `body` on its own two-thread runtime, after the other live tests of this binary; fails
-/// after `secs` (stopping the test's sandboxes first). Skips, saying why, when Xvfb, D-Bus,
-/// openbox or one of `needs` is missing.
+/// after `secs` (stopping the test's sandboxes first). Fails, saying why, when Xvfb, D-Bus,
+/// openbox or one of `needs` is missing: `scripts/install-deps.sh` installs every one of them,
+/// so a missing program is a broken set-up, never a pass.
 pub fn live_test<F, Fut>(name: &str, secs: u64, needs: &[&str], body: F)
 where
     F: FnOnce(Tracker) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()>,
 {
     if let Some(prog) = BASE.iter().chain(needs).find(|p| !have(p)) {
-        eprintln!("SKIP {name}: {prog} is not installed (scripts/install-deps.sh installs it)");
-        return;
+        panic!("{name} needs {prog}, which is not installed (scripts/install-deps.sh installs it)");
     }
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let tracker = Tracker::default();

@@ -6,220 +6,19 @@
 //! probe window of the test's own.
 //!
 //! Every test has a hard timeout (the sandbox is stopped when it fires) and runs under plain
-//! `cargo test`; a test is skipped with a message only when Xvfb or its application is not
-//! installed. Tests run one at a time: they share two cores with the machine.
+//! `cargo test`; it fails, saying so, when Xvfb or its application is not installed
+//! (`scripts/install-deps.sh` installs them). Tests run one at a time: they share two cores
+//! with the machine.
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
-use uidriver_core::Backend;
-use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{Service, ServiceConfig, ToolResult};
+use uidriver_sandbox::testing::live_test as live;
+use uidriver_sandbox::SandboxConfig;
+use uidriver_service::{Service, ToolResult};
 
-use uidriver_sandbox::testing::{live_test as live, Tracker};
-
-/// A private desktop and a service over it.
-struct Desk {
-    sb: Arc<Sandbox>,
-    svc: Arc<Service>,
-}
-
-/// An application started in the desktop: its pid as the accessibility bus knows it.
-struct App {
-    pid: u32,
-}
-
-impl Desk {
-    async fn start(t: &Tracker) -> Desk {
-        Self::start_with(t, SandboxConfig::default()).await
-    }
-
-    async fn start_with(t: &Tracker, cfg: SandboxConfig) -> Desk {
-        let t = t.clone();
-        let sb = tokio::task::spawn_blocking(move || t.start_with(cfg))
-            .await
-            .expect("sandbox starts");
-        let sb = Arc::new(sb);
-        let svc = Arc::new(service(&sb).await);
-        Desk { sb, svc }
-    }
-
-    /// A second, independent service (own backend, own X connections, own input lock): what a
-    /// second uidriver process would be.
-    async fn second_client(&self) -> Arc<Service> {
-        Arc::new(service(&self.sb).await)
-    }
-
-    async fn launch(&self, argv: &[&str]) -> App {
-        let sb = self.sb.clone();
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let name = argv[0].clone();
-        let pid = tokio::task::spawn_blocking(move || {
-            let pid = sb.spawn(&argv).expect("spawn");
-            sb.wait_for_app_window(pid, Duration::from_secs(40))
-                .unwrap_or_else(|e| panic!("{} showed no window: {e}", argv[0]))
-                .pid
-        })
-        .await
-        .expect("join");
-        eprintln!("{name} up (pid {pid})");
-        App { pid }
-    }
-
-    fn command(&self, prog: &str) -> std::process::Command {
-        let mut c = std::process::Command::new(prog);
-        c.env_clear();
-        c.env("PATH", std::env::var("PATH").unwrap_or_default());
-        for (k, v) in self.sb.env() {
-            c.env(k, v);
-        }
-        c
-    }
-}
-
-async fn service(sb: &Sandbox) -> Service {
-    let cfg = LinuxConfig::from_vars(sb.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let linux = LinuxBackend::connect(cfg).await.expect("linux backend");
-    Service::new(
-        vec![Arc::new(linux) as Arc<dyn Backend>],
-        vec![],
-        ServiceConfig::default(),
-    )
-}
-
-async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
-    svc.call(tool, args).await
-}
-
-async fn ok(svc: &Service, tool: &str, args: Value) -> Value {
-    let r = call(svc, tool, args.clone()).await;
-    assert!(!r.is_error, "{tool} {args} failed:\n{}", r.text);
-    r.structured
-}
-
-/// The root of `pid` whose title contains `title` (any title when empty), waiting up to 20 s.
-async fn root_of(svc: &Service, pid: u32, title: &str) -> String {
-    let t0 = Instant::now();
-    loop {
-        let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
-        if let Some(r) = v["roots"].as_array().and_then(|a| {
-            a.iter().find(|r| {
-                r["title"].as_str().is_some_and(|t| t.contains(title))
-                    && !matches!(r["kind"].as_str(), Some("menu" | "popover"))
-            })
-        }) {
-            return r["ref"].as_str().expect("ref").to_string();
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "no root of {pid} titled {title:?}: {v}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-/// Waits until the windows of `pid` keep their geometry for 300 ms (gtk3-widget-factory
-/// resizes itself once after showing).
-async fn settled(svc: &Service, pid: u32) {
-    let t0 = Instant::now();
-    let mut last = Value::Null;
-    loop {
-        let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
-        let now: Vec<Value> = v["roots"]
-            .as_array()
-            .map(|a| a.iter().map(|r| r["bounds"].clone()).collect())
-            .unwrap_or_default();
-        let now = Value::Array(now);
-        if now == last || t0.elapsed() > Duration::from_secs(5) {
-            return;
-        }
-        last = now;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
-
-/// A fresh semantic observation: its stateId.
-async fn observe(svc: &Service, root: &str) -> String {
-    let v = ok(
-        svc,
-        "observe_ui",
-        json!({ "root": root, "mode": "semantic" }),
-    )
-    .await;
-    v["stateId"].as_str().expect("stateId").to_string()
-}
-
-/// Matches of a search (showing elements only).
-async fn search(svc: &Service, state: &str, q: Value) -> Vec<Value> {
-    let mut args = q;
-    args["stateId"] = json!(state);
-    args["ocrFallback"] = json!(false);
-    let v = ok(svc, "search_ui", args).await;
-    v["matches"].as_array().cloned().unwrap_or_default()
-}
-
-async fn one(svc: &Service, state: &str, q: Value) -> Value {
-    let m = search(svc, state, q.clone()).await;
-    assert!(!m.is_empty(), "nothing matches {q} in {state}");
-    m[0].clone()
-}
-
-fn r(v: &Value) -> String {
-    v["ref"].as_str().expect("ref").to_string()
-}
-
-/// `act_ui`; prints what the model would read.
-async fn act(svc: &Service, state: &str, actions: Value, extra: Value) -> ToolResult {
-    let mut args = json!({ "stateId": state, "actions": actions });
-    if let Value::Object(m) = extra {
-        for (k, v) in m {
-            args[k] = v;
-        }
-    }
-    let res = call(svc, "act_ui", args).await;
-    eprintln!("--- act_ui {actions}\n{}", first_lines(&res.text, 14));
-    res
-}
-
-fn first_lines(s: &str, n: usize) -> String {
-    s.lines().take(n).collect::<Vec<_>>().join("\n")
-}
-
-fn step_outcomes(res: &ToolResult) -> Vec<String> {
-    res.structured["steps"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|s| s["outcome"].as_str().unwrap_or("?").to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The node of `reference` in a state, as inspect_ui shows it.
-async fn inspect(svc: &Service, state: &str, reference: &str) -> Value {
-    let v = ok(
-        svc,
-        "inspect_ui",
-        json!({ "stateId": state, "ref": reference }),
-    )
-    .await;
-    v["node"].clone()
-}
-
-fn states(node: &Value) -> Vec<String> {
-    node["states"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
+mod desk;
+use desk::*;
 
 #[test]
 fn widget_factory_toggles_values_and_text() {
@@ -418,23 +217,6 @@ fn calculator_presses_seven_times_six() {
     );
 }
 
-/// The roots `rootChanges.opened` lists, as (ref, kind).
-fn opened(res: &ToolResult) -> Vec<(String, String)> {
-    res.structured["rootChanges"]["opened"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|r| {
-                    (
-                        r["ref"].as_str().unwrap_or_default().to_string(),
-                        r["kind"].as_str().unwrap_or_default().to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn mousepad_types_unicode_and_saves_through_the_dialog() {
     live(
@@ -470,10 +252,7 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
             assert_eq!(res.structured["steps"][1]["delivery"]["method"], "xtest");
 
             // ctrl+s opens the save dialog as a new root.
-            let s1 = res.structured["stateId"]
-                .as_str()
-                .expect("successor")
-                .to_string();
+            let s1 = successor(&res);
             let res = act(
                 svc,
                 &s1,
@@ -557,16 +336,6 @@ fn mousepad_types_unicode_and_saves_through_the_dialog() {
             let _ = std::fs::remove_dir_all(&dir);
         },
     );
-}
-
-fn tempdir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "uidriver-live-act-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 /// Starts `zenity --question` as a child of the test (so its exit status can be read), waits
@@ -902,10 +671,7 @@ fn two_clients_type_physically_at_once_without_interleaving() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
-            let sb = res.structured["stateId"]
-                .as_str()
-                .expect("successor")
-                .to_string();
+            let sb = successor(&res);
             let res = act(
                 &a,
                 &sa,
@@ -914,10 +680,7 @@ fn two_clients_type_physically_at_once_without_interleaving() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            let sa = res.structured["stateId"]
-                .as_str()
-                .expect("successor")
-                .to_string();
+            let sa = successor(&res);
 
             let text_a = "Aaaa äöü 世界 one two three four five six seven ✓";
             let text_b = "Bbbb ßçé 日本 eins zwei drei vier fünf sechs ✓";
@@ -1077,10 +840,7 @@ fn widget_factory_click_by_image_point_select_expand_and_scroll() {
                 menus["total"].as_u64().unwrap_or(0) >= 1,
                 "no menu root while expanded: {menus}"
             );
-            let s3 = res.structured["stateId"]
-                .as_str()
-                .expect("successor")
-                .to_string();
+            let s3 = successor(&res);
             let res = act(
                 svc,
                 &s3,
@@ -1228,10 +988,7 @@ fn pointer_steps_right_click_drag_and_move() {
                 menus["total"].as_u64().unwrap_or(0) >= 1,
                 "no context menu: {menus}"
             );
-            let s1 = res.structured["stateId"]
-                .as_str()
-                .expect("successor")
-                .to_string();
+            let s1 = successor(&res);
             let res = act(
                 svc,
                 &s1,

@@ -24,12 +24,11 @@ struct Desk {
     svc: Service,
 }
 
-/// A sandbox with `apps` showing windows, and a service over its desktop; `None` (test skipped,
-/// with a message) only when Xvfb is not installed.
+/// A sandbox with `apps` showing windows, and a service over its desktop; panics when Xvfb is not
+/// installed.
 async fn desk(apps: &[&str]) -> Option<Desk> {
     if !have("Xvfb") {
-        eprintln!("skipped: Xvfb is not installed (scripts/install-deps.sh installs it)");
-        return None;
+        panic!("Xvfb is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
     }
     let apps: Vec<String> = apps.iter().map(|s| s.to_string()).collect();
     let sb = tokio::task::spawn_blocking(move || {
@@ -272,8 +271,7 @@ fn clipboard_round_trip_with_mousepad() {
 #[test]
 fn activate_app_launches_the_calculator_and_it_becomes_active() {
     if !have("gnome-calculator") {
-        eprintln!("skipped: gnome-calculator is not installed");
-        return;
+        panic!("gnome-calculator is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
     }
     within(120, async {
         let Some(d) = desk(&[]).await else { return };
@@ -304,8 +302,7 @@ fn activate_app_launches_the_calculator_and_it_becomes_active() {
 #[test]
 fn a_window_without_accessibility_is_listed_observed_visually_and_clicked() {
     if !have("display") {
-        eprintln!("skipped: ImageMagick display is not installed");
-        return;
+        panic!("ImageMagick display is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
     }
     within(120, async {
         let Some(d) = desk(&[]).await else { return };

@@ -1,8 +1,8 @@
 //! Live tests against a real headless Chromium (`/usr/lib/chromium/chromium`): fixture pages
 //! served by a local HTTP server, and the Rust docs shipped with the toolchain. Each test has
 //! a hard timeout, judges effects by an independent observation (the POST body the server
-//! received, a value read through `evaluate`, a re-observation), and is skipped with a note
-//! when Chromium is not installed.
+//! received, a value read through `evaluate`, a re-observation), and fails, saying
+//! so, when Chromium is not installed.
 //!
 //! Topics: `form` (every input kind, submit, exact POST body), `interact` (keys, expand,
 //! scroll, hover, focus, read_text, scoped looks), `lifecycle` (several browsers, closed pages,

@@ -277,7 +277,7 @@ pub fn find(state: &State, role: Option<Role>, text: &str) -> ElementRef {
     state.ref_of(best.index)
 }
 
-/// Runs a live test: skipped (with a note) when Chromium is missing, serialized with the other
+/// Runs a live test (failing when Chromium is missing), serialized with the other
 /// live tests, on its own runtime, failing if it runs past `secs`. The browser is stopped on
 /// every path: explicitly at the end, and by the backend's drop (SIGKILL by pid) on a panic.
 pub fn live<F, Fut>(name: &str, secs: u64, f: F)
@@ -286,8 +286,7 @@ where
     Fut: Future<Output = ()>,
 {
     if !Path::new(CHROMIUM).exists() {
-        eprintln!("skipping {name}: {CHROMIUM} is missing (apt-get install chromium)");
-        return;
+        panic!("{CHROMIUM} is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
     }
     let _serial = LIVE.lock().unwrap_or_else(|p| p.into_inner());
     let rt = tokio::runtime::Builder::new_multi_thread()

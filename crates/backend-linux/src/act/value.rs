@@ -6,6 +6,7 @@ use uidriver_core::{Delivery, ElementRef, ErrorCode, Role, StepReport, Target};
 
 use super::verify::{QUIET, SETTLE};
 use super::{nothing_to_send, refuse, semantic_failed, Ctx, RefAim};
+use crate::atspi::accessible::PropReads;
 use crate::atspi::{accessible, state as st, value, Ifaces, Obj};
 
 /// `setValue`: `Value.CurrentValue`, range-checked first, read back (within half a step: the
@@ -24,7 +25,9 @@ pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         );
     }
     let c = &ctx.caller;
-    let (cur, min, max, step) = match value::value(c, &el.obj).await {
+    // Acts read the range one property at a time whatever the toolkit: four calls sent
+    // together cost nothing next to the step, and no toolkit dies of them.
+    let (cur, min, max, step) = match value::value(c, &el.obj, PropReads::OneByOne).await {
         Ok(v) => v,
         Err(err) => return r.error = Some(err.into()),
     };
@@ -168,7 +171,7 @@ pub(crate) async fn scroll(
             plan.clear();
             break;
         };
-        match value::value(c, &bar.obj).await {
+        match value::value(c, &bar.obj, PropReads::OneByOne).await {
             Ok((cur, min, max, step)) if max > min => {
                 let unit = if step > 0.0 { step } else { (max - min) / 20.0 };
                 let to = (cur + f64::from(amount) * unit).clamp(min, max);

@@ -59,7 +59,18 @@ pub(crate) async fn index_in_parent(c: &Caller, o: &Obj) -> Result<i32, LinuxErr
         .await
 }
 
-/// The `Accessible` properties uidriver reads, fetched in one `GetAll`.
+/// How an application's bridge is asked for properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PropReads {
+    /// One `Properties.GetAll` per interface (the ATK bridge, GTK 4, Chromium).
+    All,
+    /// One `Properties.Get` per property, sent together. Qt's bridge dies (SIGSEGV, Qt 5.15)
+    /// on `GetAll` of its root object and refuses it on every other one; toolkits not known
+    /// to answer `GetAll` are read this way too, since a crash loses the user's work.
+    OneByOne,
+}
+
+/// The `Accessible` properties uidriver reads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Props {
     pub name: String,
@@ -68,8 +79,33 @@ pub(crate) struct Props {
     pub accessible_id: String,
 }
 
-/// Reads name, description, child count and accessible id in one call.
-pub(crate) async fn props(c: &Caller, o: &Obj) -> Result<Props, LinuxError> {
+/// Reads name, description, child count and accessible id: one `GetAll`, or one `Get` each
+/// (an `AccessibleId` the bridge does not have is empty, as Qt 5 answers).
+pub(crate) async fn props(c: &Caller, o: &Obj, how: PropReads) -> Result<Props, LinuxError> {
+    if how == PropReads::OneByOne {
+        let count = async {
+            let v: OwnedValue = c
+                .call(&o.bus, &o.path, PROPERTIES, "Get", &(IFACE, "ChildCount"))
+                .await?;
+            i32::try_from(&v).map_err(|e| LinuxError::Dbus(e.into()))
+        };
+        let (name, description, child_count, id) = tokio::join!(
+            string_prop(c, o, "Name"),
+            string_prop(c, o, "Description"),
+            count,
+            string_prop(c, o, "AccessibleId"),
+        );
+        let id = match id {
+            Err(e) if e.is_unresponsive() || e.is_app_gone() => return Err(e),
+            other => other.unwrap_or_default(),
+        };
+        return Ok(Props {
+            name: name?,
+            description: description?,
+            child_count: child_count?,
+            accessible_id: id,
+        });
+    }
     let all: HashMap<String, OwnedValue> = c
         .call(&o.bus, &o.path, PROPERTIES, "GetAll", &(IFACE,))
         .await?;

@@ -30,6 +30,23 @@ pub(crate) async fn text(c: &Caller, o: &Obj, start: i32, end: i32) -> Result<St
         .await
 }
 
+/// The first `max` characters and the character count. One call for most text: the count is
+/// asked only when the page came back full (there may be more) or empty, since a toolkit may
+/// answer a range that runs past the end with nothing (Qt 5) rather than with what there is.
+pub(crate) async fn head(c: &Caller, o: &Obj, max: i32) -> Result<(i32, String), LinuxError> {
+    let t = text(c, o, 0, max).await?;
+    let n = t.chars().count() as i32;
+    if n > 0 && n < max {
+        return Ok((n, t));
+    }
+    let count = character_count(c, o).await?;
+    if n == 0 && count > 0 {
+        let again = text(c, o, 0, count.min(max)).await?;
+        return Ok((count, again));
+    }
+    Ok((count, t))
+}
+
 /// The caret position in characters (-1 when the object has no caret).
 pub(crate) async fn caret_offset(c: &Caller, o: &Obj) -> Result<i32, LinuxError> {
     let v: OwnedValue = c

@@ -5,14 +5,29 @@ use std::collections::HashMap;
 
 use zbus::zvariant::OwnedValue;
 
+use super::accessible::PropReads;
 use super::connection::Caller;
 use super::{Obj, PROPERTIES};
 use crate::error::LinuxError;
 
 const IFACE: &str = "org.a11y.atspi.Value";
 
-/// Current, minimum, maximum and minimum increment, read in one `GetAll`.
-pub(crate) async fn value(c: &Caller, o: &Obj) -> Result<(f64, f64, f64, f64), LinuxError> {
+/// Current, minimum, maximum and minimum increment, read in one `GetAll` or one `Get` each
+/// (see [`PropReads`]).
+pub(crate) async fn value(
+    c: &Caller,
+    o: &Obj,
+    how: PropReads,
+) -> Result<(f64, f64, f64, f64), LinuxError> {
+    if how == PropReads::OneByOne {
+        let (cur, min, max, step) = tokio::join!(
+            number(c, o, "CurrentValue"),
+            number(c, o, "MinimumValue"),
+            number(c, o, "MaximumValue"),
+            number(c, o, "MinimumIncrement"),
+        );
+        return Ok((cur?, min?, max?, step?));
+    }
     let all: HashMap<String, OwnedValue> = c
         .call(&o.bus, &o.path, PROPERTIES, "GetAll", &(IFACE,))
         .await?;
@@ -44,8 +59,13 @@ pub(crate) async fn set_current(c: &Caller, o: &Obj, v: f64) -> Result<(), Linux
 
 /// Reads `CurrentValue` alone.
 pub(crate) async fn current(c: &Caller, o: &Obj) -> Result<f64, LinuxError> {
+    number(c, o, "CurrentValue").await
+}
+
+/// Reads one number property of the `Value` interface.
+async fn number(c: &Caller, o: &Obj, prop: &str) -> Result<f64, LinuxError> {
     let v: OwnedValue = c
-        .call(&o.bus, &o.path, PROPERTIES, "Get", &(IFACE, "CurrentValue"))
+        .call(&o.bus, &o.path, PROPERTIES, "Get", &(IFACE, prop))
         .await?;
     f64::try_from(&v).map_err(|e| LinuxError::Dbus(e.into()))
 }
