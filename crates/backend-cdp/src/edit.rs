@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 use uidriver_core::action::Button;
+use uidriver_core::choose;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
 
 use crate::act::{format_number, verify, Actor, Elem};
@@ -192,26 +193,27 @@ impl Actor<'_> {
         Ok(())
     }
 
-    /// select: an option of a `<select>` by label or value.
+    /// select: an option of a `<select>` by label or value. A label that fits no option as
+    /// written is matched by core's rule ([`choose::pick`]: folded, then a unique prefix).
     pub(crate) async fn select(&self, r: &mut StepReport, t: ElementRef, want: &str) -> Result<()> {
         let el = self.element(r, t).await?;
         r.delivery.method = "cdp-dom".into();
         r.delivery.delivered = Delivery::Maybe;
-        let v = self.call(&el, SELECT_JS, vec![json!(want)]).await?;
+        let mut v = self.call(&el, SELECT_JS, vec![json!(want)]).await?;
         if v.get("err").and_then(Value::as_str) == Some("not-select") {
             r.delivery.delivered = Delivery::NotDelivered;
             return self.select_aria(r, &el, want).await;
         }
+        if v.get("err").and_then(Value::as_str) == Some("no-option") {
+            let labels = labels_of(v.get("labels"));
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            let picked = choose::pick(&refs, want, &t.to_string());
+            let (i, _) = picked.inspect_err(|_| r.delivery.delivered = Delivery::NotDelivered)?;
+            v = self.call(&el, SELECT_JS, vec![json!(labels[i])]).await?;
+        }
         if let Some(err) = v.get("err").and_then(Value::as_str) {
             r.delivery.delivered = Delivery::NotDelivered;
             return Err(match err {
-                "no-option" => Error::invalid(
-                    "value",
-                    format!(
-                        "{t} has no option with that label or value ({} options; search_ui or inspect_ui lists them)",
-                        v.get("count").and_then(Value::as_u64).unwrap_or(0)
-                    ),
-                ),
                 "disabled" => Error::unsupported("that option is disabled"),
                 _ => Error::unsupported(format!("{t} is not a <select> or an option of one")),
             });
@@ -246,14 +248,18 @@ impl Actor<'_> {
                 tokio::time::sleep(std::time::Duration::from_millis(25)).await;
             }
         }
+        if let Err(e) = &found {
+            if let Some(json) = e.strip_prefix("no-option:") {
+                let labels = labels_of(serde_json::from_str::<Value>(json).ok().as_ref());
+                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+                let (i, _) = choose::pick(&refs, want, &t.to_string())?;
+                found = self.aria_option(el, &labels[i]).await?;
+            }
+        }
         let option = match found {
             Ok(o) => el.sibling(o),
             Err(e) => {
-                return Err(match e.split_once(':') {
-                    Some(("no-option", n)) => Error::invalid(
-                        "value",
-                        format!("{t} has no option with that label ({n} options; search_ui lists them)"),
-                    ),
+                return Err(match e.as_str() {
                     _ if e == "disabled" => Error::unsupported("that option is disabled"),
                     _ if e == "closed" => Error::unsupported(format!(
                         "the options of {t} did not show after clicking it"
@@ -312,7 +318,7 @@ impl Actor<'_> {
     }
 
     /// The option of an ARIA widget labelled `want` (its handle), or why not: `not-aria`,
-    /// `no-option:N`, `disabled`, `closed` (not rendered, in a combobox or popup that a click
+    /// `no-option:["label", …]`, `disabled`, `closed` (not rendered, in a combobox or popup that a click
     /// opens), `hidden` (not rendered otherwise).
     async fn aria_option(
         &self,
@@ -600,7 +606,8 @@ const SET_VALUE_JS: &str = r#"function (v) {
   return String(this.value);
 }"#;
 
-/// Picks an option by value or label (exact, then case-insensitive) and fires input/change.
+/// Picks an option by value or label (exact, then case-insensitive) and fires input/change; no
+/// fit answers the labels, for core's rule to choose from.
 const SELECT_JS: &str = r#"function (want) {
   const sel = this.localName === 'option' ? this.closest('select') : this;
   if (!sel || sel.localName !== 'select') return { err: 'not-select' };
@@ -609,7 +616,7 @@ const SELECT_JS: &str = r#"function (want) {
   const label = (o) => (o.label || o.text || '').trim();
   const o = opts.find((o) => o.value === w) || opts.find((o) => label(o) === w)
     || opts.find((o) => label(o).toLowerCase() === wl) || opts.find((o) => o.value.toLowerCase() === wl);
-  if (!o) return { err: 'no-option', count: opts.length };
+  if (!o) return { err: 'no-option', labels: opts.map(label) };
   if (o.disabled) return { err: 'disabled' };
   if (sel.multiple) o.selected = true; else sel.selectedIndex = o.index;
   sel.dispatchEvent(new Event('input', { bubbles: true }));
@@ -637,7 +644,7 @@ const ARIA_OPTION_JS: &str = r#"function (want) {
   const w = want.trim(), wl = w.toLowerCase();
   const o = opts.find((o) => label(o) === w) || opts.find((o) => label(o).toLowerCase() === wl)
     || opts.find((o) => (o.getAttribute('data-value') || o.id) === w);
-  if (!o) return 'no-option:' + opts.length;
+  if (!o) return 'no-option:' + JSON.stringify(opts.map(label));
   if (o.getAttribute('aria-disabled') === 'true') return 'disabled';
   const r = o.getBoundingClientRect();
   if (!o.checkVisibility({ visibilityProperty: true }) || r.width === 0 || r.height === 0) {
@@ -694,3 +701,14 @@ const FOCUS_JS: &str = r#"function () {
   this.focus();
   return globalThis[Symbol.for('uidriver')].deepFocus() === this;
 }"#;
+
+/// Option labels a page script answered (an array of strings; anything else is none).
+fn labels_of(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|l| l.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -148,6 +148,8 @@ pub(crate) struct Details {
     pub native_id: Option<String>,
     /// Visible text of a nameless text node (web paragraphs, static text).
     pub content: Option<String>,
+    /// The name a nameless control's labels give it (`labelled-by`).
+    pub label: Option<String>,
 }
 
 /// Extents, text, value, actions and (Chromium) DOM id of a showing node, in parallel.
@@ -219,14 +221,22 @@ pub(crate) async fn details(
             Ok(None)
         }
     };
-    let (bounds, text_r, value_r, actions_r, id_r) =
-        tokio::join!(bounds, text_f, value_f, actions_f, id_f);
+    let label_f = async {
+        if no_name && mapping::takes_label(role_n) {
+            accessible::label_name(c, obj).await
+        } else {
+            Ok(None)
+        }
+    };
+    let (bounds, text_r, value_r, actions_r, id_r, label_r) =
+        tokio::join!(bounds, text_f, value_f, actions_f, id_f, label_f);
     for r in [
         bounds.as_ref().err(),
         text_r.as_ref().err(),
         value_r.as_ref().err(),
         actions_r.as_ref().err(),
         id_r.as_ref().err(),
+        label_r.as_ref().err(),
     ]
     .into_iter()
     .flatten()
@@ -240,6 +250,7 @@ pub(crate) async fn details(
         bounds_read: want_bounds && ifaces.has(Ifaces::COMPONENT),
         actions: actions_r.unwrap_or_default(),
         native_id: id_r.ok().flatten().filter(|s| !s.is_empty()),
+        label: label_r.ok().flatten(),
         ..Details::default()
     };
     match text_r {
@@ -273,7 +284,7 @@ pub(crate) async fn details(
         Err(_) => {}
     }
     if let Ok(Some((cur, min, max, step))) = value_r {
-        d.numeric = Some(NumericValue {
+        d.numeric = mapping::numeric_is_meaningful(role_n, min, max).then_some(NumericValue {
             current: cur,
             min,
             max,

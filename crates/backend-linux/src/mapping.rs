@@ -167,6 +167,8 @@ pub(crate) mod role {
     pub(crate) const HEADING: u32 = 83;
     pub(crate) const LINK: u32 = 88;
     pub(crate) const STATIC: u32 = 116;
+    pub(crate) const TERMINAL: u32 = 60;
+    pub(crate) const DOCUMENT_TEXT: u32 = 94;
 }
 
 /// The native role name and canonical role of an `ATSPI_ROLE_*` number.
@@ -175,6 +177,58 @@ pub(crate) fn map_role(n: u32) -> (String, Role) {
         Some((name, r)) => ((*name).to_string(), *r),
         None => (format!("role-{n}"), Role::Unknown),
     }
+}
+
+/// A name as a screen reader gives it: toolkit class names (`GtkMenuButton`, `AdwGizmo`,
+/// GTK 4's fallback for a widget nobody named) are no names.
+pub(crate) fn clean_name(name: String) -> String {
+    if is_class_name(&name) {
+        String::new()
+    } else {
+        name
+    }
+}
+
+fn is_class_name(s: &str) -> bool {
+    let rest = ["Gtk", "Adw", "Gsk", "Gdk", "Vte", "Nautilus"]
+        .iter()
+        .find_map(|p| s.strip_prefix(p));
+    rest.is_some_and(|r| {
+        r.len() >= 3
+            && r.starts_with(|c: char| c.is_ascii_uppercase())
+            && r.chars().all(|c| c.is_ascii_alphanumeric())
+            && r.chars().any(|c| c.is_ascii_lowercase())
+    })
+}
+
+/// Controls that a label elsewhere names (`labelled-by`) when they carry no name of their own.
+pub(crate) fn takes_label(n: u32) -> bool {
+    matches!(
+        map_role(n).1,
+        Role::Text
+            | Role::PasswordText
+            | Role::ComboBox
+            | Role::SpinButton
+            | Role::Slider
+            | Role::List
+            | Role::Table
+            | Role::Tree
+            | Role::CheckBox
+            | Role::RadioButton
+            | Role::Button
+            | Role::ToggleButton
+    )
+}
+
+/// Whether a numeric value says something: always for the roles that are values (sliders,
+/// spin buttons, scroll and progress bars); for others only with a real range, not the
+/// ±f64::MAX a spreadsheet cell reports nor the 0–1 of a toolbar button.
+pub(crate) fn numeric_is_meaningful(n: u32, min: f64, max: f64) -> bool {
+    let real = |x: f64| x.is_finite() && x.abs() < 1e300;
+    matches!(
+        map_role(n).1,
+        Role::Slider | Role::SpinButton | Role::ScrollBar | Role::ProgressBar
+    ) || (real(min) && real(max) && max > min && !(min == 0.0 && max == 1.0))
 }
 
 /// Whether a role is a surface of its own (a top-level child of an application).
@@ -209,6 +263,7 @@ pub(crate) fn text_is_content(n: u32) -> bool {
             | role::LINK
             | role::PANEL
             | role::FILLER
+            | role::DOCUMENT_TEXT
     )
 }
 
@@ -263,12 +318,16 @@ pub(crate) fn is_password(role_n: u32) -> bool {
     role_n == role::PASSWORD_TEXT
 }
 
-/// Whether a node's text is worth reading as its value (editable text, entries).
+/// Whether a node's text is worth reading as its value (editable text, entries, and terminals,
+/// whose screen is what a user reads and types into).
 pub(crate) fn text_is_value(role_n: u32, s: States, ifaces: Ifaces) -> bool {
     ifaces.has(Ifaces::TEXT)
         && (s.has(st::EDITABLE)
             || ifaces.has(Ifaces::EDITABLE_TEXT)
-            || matches!(role_n, role::TEXT | role::ENTRY | role::PASSWORD_TEXT))
+            || matches!(
+                role_n,
+                role::TEXT | role::ENTRY | role::PASSWORD_TEXT | role::TERMINAL
+            ))
 }
 
 /// Roles whose content is only pixels and whose size decides whether a fused look needs an

@@ -94,7 +94,7 @@ impl From<&CacheItem> for Described {
             role: i.role,
             states: i.states,
             ifaces: i.ifaces,
-            name: i.name.clone(),
+            name: mapping::clean_name(i.name.clone()),
             description: i.description.clone(),
             child_count: i.child_count,
             accessible_id: None,
@@ -747,7 +747,7 @@ async fn describe(
         role: r?,
         states: s?,
         ifaces: i?,
-        name: p.name,
+        name: mapping::clean_name(p.name),
         description: p.description,
         child_count: p.child_count,
         accessible_id: Some(p.accessible_id).filter(|s| !s.is_empty()),
@@ -977,7 +977,26 @@ fn assemble(raw: Vec<Raw>) -> Vec<Node> {
         let Some(r) = slots[old].take() else { continue };
         out.push(to_node(r, &new_index));
     }
+    name_entries_after_their_combo(&mut out);
     out
+}
+
+/// A nameless entry inside a named combo box takes the combo box's name, as a screen reader
+/// says it (gedit's Find field is an entry in a combo box its label names).
+fn name_entries_after_their_combo(nodes: &mut [Node]) {
+    for i in 0..nodes.len() {
+        let nameless = nodes[i].name.text().is_none_or(|t| t.trim().is_empty());
+        if !(nameless && matches!(nodes[i].role, Role::Text | Role::PasswordText)) {
+            continue;
+        }
+        let Some(p) = nodes[i].parent else { continue };
+        if nodes[p].role != Role::ComboBox {
+            continue;
+        }
+        if let Some(n) = nodes[p].name.text().filter(|t| !t.trim().is_empty()) {
+            nodes[i].name = Evidence::Known(n.to_string());
+        }
+    }
 }
 
 fn to_node(r: Raw, new_index: &[usize]) -> Node {
@@ -996,7 +1015,7 @@ fn to_node(r: Raw, new_index: &[usize]) -> Node {
             d.text_len,
             d.actions,
             d.native_id,
-            d.content,
+            d.content.or(d.label),
         ),
         // A showing node whose details were not read (deadline) has unknown value; a hidden one
         // was deliberately not read and shows none.

@@ -82,9 +82,10 @@ pub struct RawStep {
     /// Text for setText (replaces) and typeText (inserts at the caret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Key chords for keypress, e.g. ["ctrl+s"], ["shift+Tab", "Return"].
+    /// Key chords for keypress: "ctrl+s", "ctrl+a Delete" (chords separated by spaces) or a
+    /// list, ["shift+Tab", "Return"].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<Vec<String>>,
+    pub keys: Option<Keys>,
     /// Option label or value for select; number for setValue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Scalar>,
@@ -134,6 +135,64 @@ impl Button {
                 "expected left, right or middle",
             )),
         }
+    }
+}
+
+/// Key chords as a caller writes them: one string (`"ctrl+h"`, or several chords separated by
+/// spaces, `"ctrl+a Delete"`) or a list (`["shift+Tab", "Return"]`). One chord is the common
+/// case, so it needs no brackets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Keys {
+    /// One string.
+    One(String),
+    /// A list.
+    List(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a chord such as \"ctrl+s\" or a list of chords")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Keys, E> {
+                Ok(Keys::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Keys, A::Error> {
+                let mut v = Vec::new();
+                while let Some(k) = seq.next_element::<String>()? {
+                    v.push(k);
+                }
+                Ok(Keys::List(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Keys {
+    /// The chords, parsed; `at` names the field in errors (`actions[0].keys`).
+    pub fn chords(&self, at: &str) -> Result<Vec<KeyChord>> {
+        let list: Vec<&str> = match self {
+            Keys::One(s) => s.split_whitespace().collect(),
+            Keys::List(v) => v.iter().map(String::as_str).collect(),
+        };
+        if list.is_empty() || list.len() > 50 {
+            return Err(Error::invalid(
+                at,
+                "expected 1 to 50 chords, e.g. \"ctrl+s\"",
+            ));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, k)| KeyChord::parse(k).map_err(|e| Error::invalid(&format!("{at}[{i}]"), e)))
+            .collect()
     }
 }
 
@@ -510,23 +569,10 @@ impl RawStep {
                 let keys = self.keys.as_ref().ok_or_else(|| {
                     Error::invalid(
                         &format!("{at}.keys"),
-                        "keypress needs keys, e.g. [\"ctrl+s\"]",
+                        "keypress needs keys, e.g. \"ctrl+s\" or [\"ctrl+a\", \"Delete\"]",
                     )
                 })?;
-                if keys.is_empty() || keys.len() > 50 {
-                    return Err(Error::invalid(
-                        &format!("{at}.keys"),
-                        "expected 1 to 50 chords",
-                    ));
-                }
-                let chords = keys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| {
-                        KeyChord::parse(k)
-                            .map_err(|e| Error::invalid(&format!("{at}.keys[{i}]"), e))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
+                let chords = keys.chords(&format!("{at}.keys"))?;
                 Step::Keypress(self.target, chords)
             }
             "scroll" => {
@@ -671,6 +717,35 @@ mod tests {
 
     fn raw(json: serde_json::Value) -> RawStep {
         serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn keys_are_one_string_or_a_list() {
+        let chords = |v: serde_json::Value| {
+            raw(serde_json::json!({"action": "keypress", "keys": v}))
+                .validate("actions[0]")
+                .map(|s| match s {
+                    Step::Keypress(_, c) => c.len(),
+                    _ => 0,
+                })
+        };
+        assert_eq!(chords(serde_json::json!("ctrl+h")).unwrap(), 1);
+        assert_eq!(chords(serde_json::json!("ctrl+a  Delete")).unwrap(), 2);
+        assert_eq!(
+            chords(serde_json::json!(["shift+Tab", "Return"])).unwrap(),
+            2
+        );
+        let e = chords(serde_json::json!("")).unwrap_err();
+        assert!(
+            e.message.starts_with("actions[0].keys: expected 1 to 50"),
+            "{}",
+            e.message
+        );
+        let e = chords(serde_json::json!("ctrl+nosuchkey")).unwrap_err();
+        assert!(e.message.starts_with("actions[0].keys[0]"), "{}", e.message);
+        let bad =
+            serde_json::from_value::<RawStep>(serde_json::json!({"action": "keypress", "keys": 5}));
+        assert!(bad.unwrap_err().to_string().contains("a chord such as"));
     }
 
     #[test]

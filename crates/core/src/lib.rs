@@ -16,6 +16,7 @@
 
 pub mod action;
 pub mod backend;
+pub mod choose;
 pub mod diff;
 pub mod error;
 pub mod expect;
@@ -33,7 +34,7 @@ mod vocab;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use action::{KeyChord, RawStep, Step, Target};
+pub use action::{KeyChord, Keys, RawStep, Step, Target};
 pub use backend::{
     ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,

@@ -140,3 +140,58 @@ fn gtk2_gimp_menus_are_in_the_tree() {
         },
     );
 }
+
+/// One chord as a plain string (`"ctrl+h"`) opens gedit's Find and Replace dialog, whose fields
+/// are nameless entries in nameless combo boxes that `labelled-by` labels name: they are found
+/// by the names their labels give them.
+#[test]
+fn gedit_replace_fields_are_found_by_their_labels() {
+    live(
+        "gedit_replace_fields_are_found_by_their_labels",
+        240,
+        &["gedit", "xdotool"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gedit", "--new-window"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "gedit").await;
+            let s0 = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "keypress", "keys": "ctrl+h" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            // The dialog, independently: X has a window of that name.
+            let t0 = Instant::now();
+            loop {
+                let out = d
+                    .command("xdotool")
+                    .args(["search", "--name", "Find and Replace"])
+                    .output()
+                    .expect("xdotool");
+                if !out.stdout.is_empty() {
+                    break;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "no Find and Replace window"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            let dialog = root_of(svc, app.pid, "Find and Replace").await;
+            let ds = observe(svc, &dialog).await;
+            for label in ["Find", "Replace with"] {
+                let found = search(svc, &ds, json!({ "text": label, "role": "text" })).await;
+                assert!(
+                    found
+                        .iter()
+                        .any(|m| m["name"].as_str().is_some_and(|n| n.trim() == label)),
+                    "a text field named {label:?}: {found:?}"
+                );
+            }
+        },
+    );
+}

@@ -11,7 +11,7 @@ const FORM: &str = r#"<!doctype html><title>Form</title>
   <p><label for="name">Name</label> <input id="name" name="name" required></p>
   <p><label>Password <input type="password" name="pw"></label></p>
   <p><label for="plan">Plan</label>
-    <select id="plan" name="plan"><option value="free">Free</option><option value="pro">Professional</option><option value="team">Team</option></select></p>
+    <select id="plan" name="plan"><option value="free">Free</option><option value="pro">Professional</option><option value="team">Team</option><option value="xl">Excel 2007–365 (.xlsx)</option></select></p>
   <p><label><input type="checkbox" name="news" value="yes"> Newsletter</label></p>
   <fieldset><legend>Size</legend>
     <label><input type="radio" name="size" value="s"> Small</label>
@@ -130,6 +130,34 @@ fn form_fields_submit_exact_body() {
             bad[0].error.as_ref().unwrap().code,
             uidriver_core::ErrorCode::InvalidArgs
         );
+        // The refusal lists the options; a label written with a hyphen for the en dash, in
+        // other case, is taken (core's matching rule), and the page's value says so.
+        let listed = &bad[0].error.as_ref().unwrap().message;
+        assert!(
+            listed.contains("\"Professional\"") && listed.contains("Excel 2007–365 (.xlsx)"),
+            "{listed}"
+        );
+        let dash = env
+            .act(
+                &s2,
+                vec![uidriver_core::Step::Select(
+                    plan,
+                    "excel 2007-365 (.XLSX)".into(),
+                )],
+            )
+            .await;
+        assert_eq!(dash[0].outcome, Outcome::Worked, "{dash:#?}");
+        assert_eq!(
+            env.eval("document.querySelector('#plan').value").await,
+            "xl"
+        );
+        let back = env
+            .act(
+                &s2,
+                vec![uidriver_core::Step::Select(plan, "Professional".into())],
+            )
+            .await;
+        assert_eq!(back[0].outcome, Outcome::Worked, "{back:#?}");
 
         let send = find(&s2, Some(Role::Button), "Send");
         let r = env.act(&s2, vec![uidriver_core::Step::Press(send)]).await;

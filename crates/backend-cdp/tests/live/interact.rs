@@ -307,6 +307,13 @@ fn select_and_set_value_on_aria_widgets() {
         ] {
             let r = env.act(&s, vec![select(fruit, v)]).await;
             assert_eq!(r[0].error.as_ref().map(|e| e.code), Some(code), "{r:#?}");
+            if v == "Durian" {
+                let listed = &r[0].error.as_ref().unwrap().message;
+                assert!(
+                    listed.contains("\"Apple\", \"Banana\", \"Cherry\""),
+                    "{listed}"
+                );
+            }
             assert_eq!(
                 r[0].delivery.delivered,
                 uidriver_core::Delivery::NotDelivered

@@ -2,6 +2,7 @@
 //! container's `Selection` interface — no pointer, no keys, so it works headless — and reading
 //! the selection back.
 
+use uidriver_core::choose;
 use uidriver_core::{ElementRef, ErrorCode, Role, StepReport};
 
 use super::verify::{QUIET, SETTLE};
@@ -47,8 +48,9 @@ async fn options(
     Ok(named)
 }
 
-/// `select`: the option whose label is `value` (exact, then ignoring case and outer spaces),
-/// through the container's `Selection`; nothing sent when it is already selected.
+/// `select`: the option whose label is `value` (core's [`choose::pick`]: exact, folded, then a
+/// unique prefix), through the container's `Selection`; nothing sent when it is already
+/// selected.
 pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
     let Some((el, l)) = ctx.live_element(r, e).await else {
         return;
@@ -65,27 +67,15 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
         Ok(o) => o,
         Err(err) => return r.error = Some(err.into()),
     };
-    let exact: Vec<usize> = (0..opts.len()).filter(|&i| opts[i].1 == value).collect();
-    let loose: Vec<usize> = (0..opts.len())
-        .filter(|&i| opts[i].1.trim().eq_ignore_ascii_case(value.trim()))
-        .collect();
-    let pick = if !exact.is_empty() { exact } else { loose };
-    let index = match pick.as_slice() {
-        [i] => *i,
-        [] => {
-            return refuse(
-                r,
-                ErrorCode::InvalidArgs,
-                format!("{e} has no option with that label ({} options)", opts.len()),
-            )
-        }
-        _ => {
-            return refuse(
-                r,
-                ErrorCode::AmbiguousTarget,
-                format!("{} options of {e} have that label", pick.len()),
-            )
-        }
+    let labels: Vec<&str> = opts.iter().map(|(_, l)| l.as_str()).collect();
+    let (index, fit) = match choose::pick(&labels, value, &e.to_string()) {
+        Ok(p) => p,
+        Err(err) => return refuse(r, err.code, err.message),
+    };
+    let taken = if fit == choose::Fit::Exact {
+        String::new()
+    } else {
+        format!(", {value:?} taken as {:?}", opts[index].1)
     };
     let label = opts[index].1.clone();
     let is_selected = || async {
@@ -104,7 +94,7 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
     }
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = "selection".into();
-    r.delivery.detail = Some(format!("option {index} of {}", opts.len()));
+    r.delivery.detail = Some(format!("option {index} of {}{taken}", opts.len()));
     if !record_answer(
         r,
         selection::select_child(c, &el.obj, index as i32).await,

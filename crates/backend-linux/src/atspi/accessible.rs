@@ -53,6 +53,37 @@ pub(crate) async fn attributes(c: &Caller, o: &Obj) -> Result<HashMap<String, St
     c.call(&o.bus, &o.path, IFACE, "GetAttributes", &()).await
 }
 
+/// `ATSPI_RELATION_LABELLED_BY`: the targets are the labels that name the object.
+pub(crate) const LABELLED_BY: u32 = 2;
+
+/// The objects of one relation of `o` (`LABELLED_BY`, ...), in the toolkit's order.
+pub(crate) async fn related(c: &Caller, o: &Obj, kind: u32) -> Result<Vec<Obj>, LinuxError> {
+    let set: Vec<(u32, Vec<WireRef>)> = c
+        .call(&o.bus, &o.path, IFACE, "GetRelationSet", &())
+        .await?;
+    Ok(set
+        .into_iter()
+        .filter(|(k, _)| *k == kind)
+        .flat_map(|(_, t)| t.into_iter().map(Obj::from))
+        .filter(|t| !t.is_null())
+        .collect())
+}
+
+/// The name its labels give a nameless control (`labelled-by`, names joined by a space, a
+/// label's trailing colon dropped), or `None`.
+pub(crate) async fn label_name(c: &Caller, o: &Obj) -> Result<Option<String>, LinuxError> {
+    let labels = related(c, o, LABELLED_BY).await?;
+    let mut parts = Vec::new();
+    for l in labels.iter().take(4) {
+        let n = name(c, l).await.unwrap_or_default();
+        let n = n.trim().trim_end_matches(':').trim_end();
+        if !n.is_empty() {
+            parts.push(n.to_string());
+        }
+    }
+    Ok((!parts.is_empty()).then(|| parts.join(" ")))
+}
+
 /// The index of the object in its parent.
 pub(crate) async fn index_in_parent(c: &Caller, o: &Obj) -> Result<i32, LinuxError> {
     c.call(&o.bus, &o.path, IFACE, "GetIndexInParent", &())

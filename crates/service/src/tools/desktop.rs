@@ -12,7 +12,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use uidriver_core::action::{Button, KeyChord, Point};
+use uidriver_core::action::{Button, KeyChord, Keys, Point};
 use uidriver_core::{
     Deadline, Error, ErrorCode, ImageInfo, ScreenControl, ScreenFrame, ScreenInput,
 };
@@ -82,9 +82,9 @@ pub struct DesktopAction {
     /// Text for typeText.
     #[serde(default)]
     pub text: Option<String>,
-    /// Chords for keypress; one chord for keyDown / keyUp.
+    /// Chords for keypress ("ctrl+s", "ctrl+a Delete" or a list); one chord for keyDown / keyUp.
     #[serde(default)]
-    pub keys: Option<Vec<String>>,
+    pub keys: Option<Keys>,
 }
 
 /// Arguments of `desktop_input`.
@@ -264,17 +264,10 @@ fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<Plan, Error>
                 )),
             }
         };
-        let chords = |keys: &Option<Vec<String>>| -> Result<Vec<KeyChord>, Error> {
-            let keys = keys
-                .as_ref()
-                .filter(|k| !k.is_empty())
-                .ok_or_else(|| Error::invalid(&format!("{at}.keys"), "needs keys"))?;
-            keys.iter()
-                .enumerate()
-                .map(|(j, k)| {
-                    KeyChord::parse(k).map_err(|e| Error::invalid(&format!("{at}.keys[{j}]"), e))
-                })
-                .collect()
+        let chords = |keys: &Option<Keys>| -> Result<Vec<KeyChord>, Error> {
+            keys.as_ref()
+                .ok_or_else(|| Error::invalid(&format!("{at}.keys"), "needs keys"))?
+                .chords(&format!("{at}.keys"))
         };
         let ev = match a.action.as_str() {
             "moveMouse" => {
