@@ -2,9 +2,11 @@
 """`uidriver mcp --http` driven by the official MCP Python SDK's Streamable HTTP client.
 
 Checks: a non-loopback address is refused; requests without the bearer token, or with a wrong
-one, get 401 and reach no tool; with the token: initialize, tools/list equal to the stdio
-server's tool names, a bad call answered with invalid_args, and a good call giving the same
-structured result as `uidriver call --json`.
+one, get 401 and reach no tool; a present Origin that is not loopback gets 403 (with the token
+too) unless allowed with --allow-origin, while a loopback, an allowed or no Origin is served;
+with the token: initialize, tools/list equal to the stdio server's tool names, a bad call
+answered with invalid_args, a 5.2 MB request answered invalid_args naming the limit and the
+session going on, and a good call giving the same structured result as `uidriver call --json`.
 
 Usage: http_transport.py PATH_TO_UIDRIVER   (exit 0 on success; prints what failed otherwise)
 The caller isolates the daemon (UIDRIVER_SOCKET, XDG_STATE_HOME, XDG_RUNTIME_DIR); this script
@@ -28,8 +30,14 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 TOKEN = "test-token-" + os.urandom(12).hex()
 
 
-def post(url, headers):
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "origin-check", "version": "1"}}}
+ALLOWED = "http://app.example:3000"
+
+
+def post(url, headers, message=None):
+    body = json.dumps(message or {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
     req = urllib.request.Request(url, data=body, method="POST", headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
     try:
@@ -48,7 +56,7 @@ async def main(exe):
     check(bad.returncode == 2 and "loopback" in bad.stderr,
           f"non-loopback refused: exit {bad.returncode}, {bad.stderr.strip()!r}")
 
-    server = subprocess.Popen([exe, "mcp", "--http", "127.0.0.1:0"], env=env,
+    server = subprocess.Popen([exe, "mcp", "--http", "127.0.0.1:0", "--allow-origin", ALLOWED], env=env,
                               stderr=subprocess.PIPE, text=True)
     try:
         m, lines = None, []
@@ -70,6 +78,18 @@ async def main(exe):
         check(post(url.replace("/mcp", "/other"), {"Authorization": f"Bearer {TOKEN}"}) == 404,
               "other paths: 404")
 
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        loopback = url.rsplit("/mcp", 1)[0]
+        for origin in ["http://evil.example", "http://localhost.evil.example", "null",
+                       "http://app.example:3001"]:
+            code = post(url, {**auth, "Origin": origin}, INITIALIZE)
+            check(code == 403, f"foreign Origin {origin}: 403, got {code}")
+        check(post(url, {"Origin": "http://evil.example"}) == 403, "foreign Origin without token: 403")
+        for origin in [loopback, "http://localhost:9", ALLOWED, None]:
+            headers = {**auth, **({"Origin": origin} if origin else {})}
+            code = post(url, headers, INITIALIZE)
+            check(code == 200, f"Origin {origin}: served (200), got {code}")
+
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
         async with http, streamable_http_client(url, http_client=http) as streams:
             read, write = streams[0], streams[1]
@@ -86,6 +106,15 @@ async def main(exe):
                 check(r.is_error is True, "bad call sets isError")
                 check((r.structured_content or {}).get("error", {}).get("code") == "invalid_args",
                       f"bad call code: {r.structured_content}")
+
+                big = {"stateId": "s1", "actions": [
+                    {"action": "typeText", "ref": "@e1", "text": "x" * 5_200_000}]}
+                r = await session.call_tool("act_ui", big)
+                err = (r.structured_content or {}).get("error", {})
+                check(r.is_error is True and err.get("code") == "invalid_args",
+                      f"5.2 MB request: invalid_args: {err}")
+                check("request is 5.2 MB; the limit is 4 MB" in err.get("message", ""),
+                      f"the limit is named: {err.get('message')!r}")
 
                 r = await session.call_tool("find_roots", {})
                 rc, cli_ok = cli(exe, "find_roots", {})

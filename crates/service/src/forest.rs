@@ -55,7 +55,8 @@ impl Service {
     }
 
     /// The root named by ref, or the single root matching app/title text; `ambiguous_target`
-    /// when several match, `root_not_found` when none does.
+    /// when several match, `root_not_found` when none does (`backend_unavailable`, naming the
+    /// cause, when none does and some backend could not list its roots).
     pub(crate) async fn pick_root(
         &self,
         root: Option<RootRef>,
@@ -73,7 +74,7 @@ impl Service {
             }
             _ => {}
         }
-        let (listed, _) = self.list_roots(deadline).await;
+        let (listed, issues) = self.list_roots(deadline).await;
         let contains = |hay: &str, needle: Option<&str>| {
             needle.is_none_or(|n| hay.to_lowercase().contains(&n.to_lowercase()))
         };
@@ -85,6 +86,15 @@ impl Service {
             .collect();
         match found.as_slice() {
             [one] => Ok(one.r),
+            // The root may be open where nothing could be listed: say what is missing rather
+            // than send the caller to find_roots, which would list nothing either.
+            [] if !issues.is_empty() => Err(Error::new(
+                ErrorCode::BackendUnavailable,
+                format!(
+                    "no listed root matches that app/title, and not every backend could list its roots: {}",
+                    issues.join("; ")
+                ),
+            )),
             [] => Err(Error::new(
                 ErrorCode::RootNotFound,
                 "no open root matches that app/title",

@@ -603,6 +603,38 @@ mod errors {
         }
     }
 
+    /// Issue 14: with no desktop, naming an app must say what is missing, not send the caller
+    /// to find_roots (which lists nothing either).
+    #[tokio::test]
+    async fn an_app_nobody_could_list_is_backend_unavailable_with_the_cause() {
+        let cause = uidriver_core::Error::new(
+            ErrorCode::BackendUnavailable,
+            "DISPLAY is not set: no X display to connect to",
+        );
+        let svc = Service::new(
+            vec![],
+            vec![("linux".into(), cause)],
+            ServiceConfig::default(),
+        );
+        let r = call(&svc, "observe_ui", json!({ "app": "mousepad" })).await;
+        assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+        let e = &r.structured["error"];
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("DISPLAY is not set"),
+            "{e}"
+        );
+        assert!(!e["hint"].as_str().unwrap().contains("find_roots"), "{e}");
+        assert_eq!(e["delivery"], "not_delivered");
+
+        // With every backend listing, an app that is not open is still root_not_found.
+        let svc = service(Arc::new(MemoryBackend::sample()));
+        let r = call(&svc, "observe_ui", json!({ "app": "mousepad" })).await;
+        assert_eq!(code(&r), "root_not_found", "{}", r.text);
+    }
+
     #[test]
     fn docs_errors_md_matches_the_catalogue() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md");

@@ -1,6 +1,8 @@
 //! The daemon client used by the CLI and by MCP servers attached to the daemon. It starts the
-//! daemon when none is listening, and multiplexes calls over one connection (a reader task
-//! routes responses to waiting calls by id).
+//! daemon when none is listening, multiplexes calls over one connection (a reader task routes
+//! responses to waiting calls by id), and replaces a broken connection on the next call, so a
+//! long MCP session outlives a daemon that exited or was killed. A call the daemon did not
+//! answer says truthfully whether it may have run (`ClientError::may_have_run`).
 
 use std::collections::HashMap;
 use std::io;
@@ -20,9 +22,11 @@ use uidriver_core::{Delivery, Error, ErrorCode};
 use uidriver_service::ToolResult;
 
 use crate::caller::ToolCaller;
+use crate::frame::{too_large, MAX_REQUEST_BYTES};
 use crate::protocol::{Request, Response};
 
-/// Why the daemon could not be reached.
+/// Why a request got no answer from the daemon. Only [`ClientError::Lost`] means the request
+/// reached the daemon; every other variant means it was never sent (or was refused unrun).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -32,12 +36,25 @@ pub enum ClientError {
     /// Starting the daemon failed.
     #[error("could not start the daemon: {0}")]
     Spawn(String),
-    /// The connection broke.
+    /// Connecting or writing failed before the whole request was sent.
     #[error("daemon connection: {0}")]
     Io(#[from] io::Error),
+    /// The request was sent, then the connection broke before its answer came.
+    #[error("the daemon closed the connection before answering (it exited or was killed)")]
+    Lost,
     /// The daemon answered with a protocol error.
     #[error("daemon protocol error: {0}")]
     Protocol(String),
+    /// The request is larger than the daemon accepts; it was not sent.
+    #[error("{}", too_large(*.0).message)]
+    TooLarge(usize),
+}
+
+impl ClientError {
+    /// Whether the daemon may have run the request (it was sent and no answer came).
+    pub fn may_have_run(&self) -> bool {
+        matches!(self, ClientError::Lost)
+    }
 }
 
 /// How to start a daemon when none is running.
@@ -53,107 +70,158 @@ pub struct SpawnOptions {
     pub wait: Duration,
 }
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Response>>>>;
-
-/// A connection to the daemon.
-pub struct DaemonClient {
-    write: tokio::sync::Mutex<OwnedWriteHalf>,
-    pending: Pending,
-    next: AtomicU64,
+/// Calls waiting for their answers on one connection, and whether its reader has seen the end
+/// (after which nothing may wait: its answer could never come).
+#[derive(Default)]
+struct Routes {
+    closed: bool,
+    waiting: HashMap<u64, oneshot::Sender<Response>>,
 }
 
-impl DaemonClient {
-    /// Connects to a running daemon.
-    pub async fn connect(path: &Path) -> Result<Self, ClientError> {
+/// One socket connection: its write half and the routes its reader task fills.
+struct Conn {
+    write: Arc<tokio::sync::Mutex<OwnedWriteHalf>>,
+    routes: Arc<Mutex<Routes>>,
+}
+
+fn lock(r: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
+    r.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Conn {
+    async fn open(path: &Path) -> Result<Conn, ClientError> {
         let stream = UnixStream::connect(path)
             .await
             .map_err(|_| ClientError::NotRunning(path.to_path_buf()))?;
         let (read, write) = stream.into_split();
-        let pending: Pending = Arc::default();
-        let routes = pending.clone();
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let reader = routes.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let Ok(resp) = serde_json::from_str::<Response>(&line) else {
                     continue;
                 };
-                let tx = routes
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&resp.id);
-                if let Some(tx) = tx {
+                if let Some(tx) = lock(&reader).waiting.remove(&resp.id) {
                     let _ = tx.send(resp);
                 }
             }
             // The daemon went away: dropping the senders fails every waiting call.
-            routes.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            let mut r = lock(&reader);
+            r.closed = true;
+            r.waiting.clear();
         });
-        Ok(DaemonClient {
-            write: tokio::sync::Mutex::new(write),
-            pending,
-            next: AtomicU64::new(1),
+        Ok(Conn {
+            write: Arc::new(tokio::sync::Mutex::new(write)),
+            routes,
         })
     }
 
-    /// Connects, starting the daemon first when nothing listens.
-    pub async fn connect_or_spawn(path: &Path, spawn: &SpawnOptions) -> Result<Self, ClientError> {
-        if let Ok(c) = Self::connect(path).await {
-            return Ok(c);
+    fn is_closed(&self) -> bool {
+        lock(&self.routes).closed
+    }
+
+    /// Waits for the answer to `id`; `None` when the connection already ended.
+    fn expect(&self, id: u64) -> Option<oneshot::Receiver<Response>> {
+        let mut r = lock(&self.routes);
+        if r.closed {
+            return None;
         }
-        if let Some(dir) = spawn.log.parent() {
-            std::fs::create_dir_all(dir)?;
+        let (tx, rx) = oneshot::channel();
+        r.waiting.insert(id, tx);
+        Some(rx)
+    }
+
+    fn forget(&self, id: u64) {
+        lock(&self.routes).waiting.remove(&id);
+    }
+
+    /// Sends one request; the answer arrives on the receiver, which fails when the connection
+    /// breaks first. An error means the line was not (wholly) written, and the daemon runs
+    /// only whole lines, so the request did not run.
+    async fn send(&self, id: u64, line: &[u8]) -> io::Result<oneshot::Receiver<Response>> {
+        let closed = || {
+            io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the daemon closed the connection",
+            )
+        };
+        let rx = self.expect(id).ok_or_else(closed)?;
+        // In its own task: a caller that gives up mid-write must not leave half a line that
+        // the next request would be glued to.
+        let (write, line) = (self.write.clone(), line.to_vec());
+        let written = tokio::spawn(async move { write.lock().await.write_all(&line).await })
+            .await
+            .unwrap_or_else(|e| Err(io::Error::other(e)));
+        if let Err(e) = written {
+            self.forget(id);
+            return Err(e);
         }
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&spawn.log)?;
-        let mut cmd = std::process::Command::new(&spawn.exe);
-        cmd.args(&spawn.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(log));
-        // Its own process group: the daemon outlives this client and ignores its terminal's ^C.
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().map_err(|e| ClientError::Spawn(e.to_string()))?;
-        let start = Instant::now();
-        loop {
-            if let Ok(c) = Self::connect(path).await {
-                // Reap it later without blocking: the daemon is a long-lived child.
-                std::thread::spawn(move || child.wait());
-                return Ok(c);
-            }
-            if let Ok(Some(status)) = child.try_wait() {
-                // Lost a race with another client's daemon? Try once more before failing.
-                if let Ok(c) = Self::connect(path).await {
-                    return Ok(c);
-                }
-                let tail = std::fs::read_to_string(&spawn.log).unwrap_or_default();
-                let tail: String = tail
-                    .lines()
-                    .rev()
-                    .take(5)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                return Err(ClientError::Spawn(format!(
-                    "daemon exited with {status}; log {}:\n{tail}",
-                    spawn.log.display()
-                )));
-            }
-            if start.elapsed() > spawn.wait {
-                return Err(ClientError::Spawn(format!(
-                    "daemon did not listen within {:?}; see {}",
-                    spawn.wait,
-                    spawn.log.display()
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        Ok(rx)
+    }
+}
+
+/// A client of the daemon. It holds one connection, multiplexed by request id, and replaces it
+/// on the next request after it broke: reconnecting, and starting a new daemon when it was made
+/// by [`DaemonClient::connect_or_spawn`] and none listens any more.
+pub struct DaemonClient {
+    path: PathBuf,
+    spawn: Option<SpawnOptions>,
+    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    next: AtomicU64,
+}
+
+impl DaemonClient {
+    fn with(path: &Path, spawn: Option<SpawnOptions>, conn: Conn) -> Self {
+        DaemonClient {
+            path: path.to_path_buf(),
+            spawn,
+            conn: tokio::sync::Mutex::new(Some(Arc::new(conn))),
+            next: AtomicU64::new(1),
         }
     }
 
-    /// Sends one request and waits for its response.
+    /// Connects to a running daemon (later reconnects do not start one).
+    pub async fn connect(path: &Path) -> Result<Self, ClientError> {
+        Ok(Self::with(path, None, Conn::open(path).await?))
+    }
+
+    /// Connects, starting the daemon first when nothing listens (and again later, when the
+    /// daemon is gone at the next request).
+    pub async fn connect_or_spawn(path: &Path, spawn: &SpawnOptions) -> Result<Self, ClientError> {
+        let conn = open_or_spawn(path, spawn).await?;
+        Ok(Self::with(path, Some(spawn.clone()), conn))
+    }
+
+    /// The live connection, opened anew when the last one ended.
+    async fn connection(&self) -> Result<Arc<Conn>, ClientError> {
+        let mut current = self.conn.lock().await;
+        if let Some(c) = current.as_ref().filter(|c| !c.is_closed()) {
+            return Ok(c.clone());
+        }
+        let had = current.take().is_some();
+        let conn = Arc::new(match &self.spawn {
+            Some(s) => open_or_spawn(&self.path, s).await?,
+            None => Conn::open(&self.path).await?,
+        });
+        if had {
+            tracing::info!(socket = %self.path.display(), "reconnected to the daemon");
+        }
+        *current = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Forgets `conn` if it is still the current connection.
+    async fn discard(&self, conn: &Arc<Conn>) {
+        let mut current = self.conn.lock().await;
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+            *current = None;
+        }
+    }
+
+    /// Sends one request and waits for its response. A request that could not be sent (the
+    /// connection had ended, or the write failed) is sent once more on a new connection: it
+    /// never ran, so that is safe. One that was sent and lost its answer is not.
     pub async fn request(
         &self,
         op: &str,
@@ -161,11 +229,6 @@ impl DaemonClient {
         args: Value,
     ) -> Result<Response, ClientError> {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, tx);
         let req = Request {
             id,
             op: op.into(),
@@ -174,23 +237,34 @@ impl DaemonClient {
         };
         let mut line =
             serde_json::to_vec(&req).map_err(|e| ClientError::Protocol(e.to_string()))?;
-        line.push(b'\n');
-        {
-            let mut w = self.write.lock().await;
-            w.write_all(&line).await?;
+        if line.len() > MAX_REQUEST_BYTES {
+            return Err(ClientError::TooLarge(line.len()));
         }
-        let resp = rx.await.map_err(|_| {
-            ClientError::Io(io::Error::new(
+        line.push(b'\n');
+        let mut unsent = None;
+        for _ in 0..2 {
+            let conn = self.connection().await?;
+            match conn.send(id, &line).await {
+                Ok(rx) => {
+                    let resp = rx.await.map_err(|_| ClientError::Lost)?;
+                    if let Some(e) = &resp.error {
+                        return Err(ClientError::Protocol(e.clone()));
+                    }
+                    return Ok(resp);
+                }
+                Err(e) => {
+                    self.discard(&conn).await;
+                    unsent = Some(e);
+                }
+            }
+        }
+        Err(ClientError::Io(unsent.unwrap_or_else(|| {
+            io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "the daemon closed the connection",
-            ))
-        })?;
-        if let Some(e) = &resp.error {
-            return Err(ClientError::Protocol(e.clone()));
-        }
-        Ok(resp)
+            )
+        })))
     }
-
     /// Calls a tool.
     pub async fn call_tool(&self, tool: &str, args: Value) -> Result<ToolResult, ClientError> {
         let resp = self.request("call", Some(tool), args).await?;
@@ -215,19 +289,168 @@ impl DaemonClient {
     }
 }
 
+/// Connects to the daemon at `path`, starting it first when nothing listens. Two clients racing
+/// to start one end up on the same daemon: the loser's exits (its socket is taken) and it
+/// connects to the winner's.
+async fn open_or_spawn(path: &Path, spawn: &SpawnOptions) -> Result<Conn, ClientError> {
+    if let Ok(c) = Conn::open(path).await {
+        return Ok(c);
+    }
+    if let Some(dir) = spawn.log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&spawn.log)?;
+    let mut cmd = std::process::Command::new(&spawn.exe);
+    cmd.args(&spawn.args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    // Its own process group: the daemon outlives this client and ignores its terminal's ^C.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().map_err(|e| ClientError::Spawn(e.to_string()))?;
+    let start = Instant::now();
+    loop {
+        if let Ok(c) = Conn::open(path).await {
+            // Reap it later without blocking: the daemon is a long-lived child.
+            std::thread::spawn(move || child.wait());
+            return Ok(c);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            // Lost a race with another client's daemon? Try once more before failing.
+            if let Ok(c) = Conn::open(path).await {
+                return Ok(c);
+            }
+            return Err(ClientError::Spawn(format!(
+                "daemon exited with {status}; log {}:\n{}",
+                spawn.log.display(),
+                log_tail(&spawn.log, 5)
+            )));
+        }
+        if start.elapsed() > spawn.wait {
+            return Err(ClientError::Spawn(format!(
+                "daemon did not listen within {:?}; see {}",
+                spawn.wait,
+                spawn.log.display()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The last `n` lines of a log file.
+fn log_tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Tools whose call can send input to an application or start something (a replay could act
+/// twice). Every other tool only reads.
+const ACTING_TOOLS: &[&str] = &[
+    "act_ui",
+    "desktop_input",
+    "launch_browser",
+    "navigate_browser",
+    "evaluate_browser",
+];
+
+/// Tools that only read (observing, searching, waiting, capturing).
+const READING_TOOLS: &[&str] = &[
+    "find_roots",
+    "observe_ui",
+    "search_ui",
+    "expand_ui",
+    "inspect_ui",
+    "read_text",
+    "wait_for",
+    "desktop_screenshot",
+];
+
+/// `backend_unavailable` for a call the daemon did not answer, with the delivery that is true
+/// of it: `maybe` only when the request was sent and the tool can act; a tool unknown here
+/// counts as one that can.
+fn unanswered(tool: &str, e: &ClientError) -> Error {
+    let acts = ACTING_TOOLS.contains(&tool) || !READING_TOOLS.contains(&tool);
+    let (delivery, hint) = if e.may_have_run() && acts {
+        (
+            Delivery::Maybe,
+            "the daemon may have run this call before it went away: observe before replaying it. The next call reconnects (starting a new daemon when none runs).",
+        )
+    } else if e.may_have_run() {
+        (
+            Delivery::NotDelivered,
+            "this tool only reads, so nothing reached any application; call it again: the next call reconnects (starting a new daemon when none runs).",
+        )
+    } else {
+        (
+            Delivery::NotDelivered,
+            "nothing was sent; the next call tries again (starting a new daemon when none runs). If it keeps failing, run `uidriver daemon status` and read the daemon log.",
+        )
+    };
+    Error::new(
+        ErrorCode::BackendUnavailable,
+        format!("the uidriver daemon is unreachable: {e}"),
+    )
+    .delivered(delivery)
+    .with_hint(hint)
+}
+
 #[async_trait]
 impl ToolCaller for DaemonClient {
     async fn call(&self, tool: &str, args: Value) -> ToolResult {
         match self.call_tool(tool, args).await {
             Ok(r) => r,
-            Err(e) => ToolResult::error(
-                &Error::new(
-                    ErrorCode::BackendUnavailable,
-                    format!("the uidriver daemon is unreachable: {e}"),
-                )
-                .delivered(Delivery::Maybe)
-                .with_hint("run `uidriver daemon status`; the call may or may not have run"),
-            ),
+            Err(ClientError::TooLarge(n)) => ToolResult::error(&too_large(n)),
+            Err(e) => ToolResult::error(&unanswered(tool, &e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_either_acting_or_reading() {
+        for t in uidriver_service::TOOLS {
+            let (a, r) = (
+                ACTING_TOOLS.contains(&t.name),
+                READING_TOOLS.contains(&t.name),
+            );
+            assert!(
+                a ^ r,
+                "{}: list it in exactly one of ACTING_TOOLS, READING_TOOLS",
+                t.name
+            );
+        }
+        assert_eq!(
+            ACTING_TOOLS.len() + READING_TOOLS.len(),
+            uidriver_service::TOOLS.len(),
+            "no stale names"
+        );
+    }
+
+    #[test]
+    fn delivery_is_maybe_only_for_a_sent_call_of_an_acting_tool() {
+        let lost = ClientError::Lost;
+        let unsent = ClientError::Io(io::Error::from(io::ErrorKind::BrokenPipe));
+        let none = ClientError::NotRunning("/x".into());
+        assert_eq!(unanswered("act_ui", &lost).delivery, Delivery::Maybe);
+        assert_eq!(unanswered("desktop_input", &lost).delivery, Delivery::Maybe);
+        assert_eq!(unanswered("some_new_tool", &lost).delivery, Delivery::Maybe);
+        assert_eq!(
+            unanswered("observe_ui", &lost).delivery,
+            Delivery::NotDelivered
+        );
+        for e in [&unsent, &none] {
+            for t in ["act_ui", "find_roots"] {
+                let err = unanswered(t, e);
+                assert_eq!(err.delivery, Delivery::NotDelivered, "{t}: {e}");
+                assert_eq!(err.code, ErrorCode::BackendUnavailable);
+            }
         }
     }
 }

@@ -9,20 +9,19 @@ use std::future::Future;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch};
 
-use crate::caller::ToolCaller;
-use crate::protocol::{Request, Response};
+use uidriver_service::ToolResult;
 
-/// Longest request line accepted (a 100 000-character setText plus JSON overhead fits).
-const MAX_LINE: usize = 4 * 1024 * 1024;
+use crate::caller::ToolCaller;
+use crate::frame::{self, too_large, Head, Line, MAX_REQUEST_BYTES};
+use crate::protocol::{Request, Response};
 
 /// How the daemon runs.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +56,8 @@ fn my_uid() -> Option<u32> {
     std::fs::metadata("/proc/self").ok().map(|m| m.uid())
 }
 
-/// Serves until `shutdown` resolves, a client sends `shutdown`, or the idle timeout passes.
+/// Serves until `shutdown` resolves, a client sends `shutdown`, or no client has been attached
+/// for the idle timeout (an attached client, even a silent one, keeps the daemon running).
 pub async fn serve_daemon(
     listener: UnixListener,
     caller: Arc<dyn ToolCaller>,
@@ -65,26 +65,18 @@ pub async fn serve_daemon(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let (stop_tx, mut stop_rx) = watch::channel(false);
-    let active = Arc::new(AtomicUsize::new(0));
+    // How many connections are attached; the idle timer runs only while it is 0.
+    let (attached, attached_rx) = watch::channel(0usize);
+    let attached = Arc::new(attached);
     let uid = my_uid();
-    tokio::pin!(shutdown);
+    let idle = idle_exit(attached_rx, opts.idle_timeout);
+    tokio::pin!(shutdown, idle);
     loop {
-        let idle = async {
-            match opts.idle_timeout {
-                Some(t) => loop {
-                    tokio::time::sleep(t).await;
-                    if active.load(Ordering::SeqCst) == 0 {
-                        break;
-                    }
-                },
-                None => std::future::pending::<()>().await,
-            }
-        };
         tokio::select! {
             _ = &mut shutdown => break,
             _ = stop_rx.changed() => break,
-            _ = idle => {
-                tracing::info!("idle timeout: no client connected; exiting");
+            _ = &mut idle => {
+                tracing::info!("idle timeout: no client attached; exiting");
                 break;
             }
             accepted = listener.accept() => {
@@ -98,18 +90,67 @@ pub async fn serve_daemon(
                 }
                 let caller = caller.clone();
                 let stop = stop_tx.clone();
-                let active = active.clone();
-                active.fetch_add(1, Ordering::SeqCst);
+                let attached = attached.clone();
+                attached.send_modify(|n| *n += 1);
                 tokio::spawn(async move {
                     if let Err(e) = connection(stream, caller, stop).await {
                         tracing::debug!(error = %e, "connection ended");
                     }
-                    active.fetch_sub(1, Ordering::SeqCst);
+                    attached.send_modify(|n| *n -= 1);
                 });
             }
         }
     }
     Ok(())
+}
+
+/// Resolves once no connection has been attached for `timeout` without a break (never when
+/// there is no timeout).
+async fn idle_exit(mut attached: watch::Receiver<usize>, timeout: Option<Duration>) {
+    let Some(t) = timeout else {
+        return std::future::pending().await;
+    };
+    loop {
+        if attached.wait_for(|n| *n == 0).await.is_err() {
+            return std::future::pending().await;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(t) => {
+                if *attached.borrow() == 0 {
+                    return;
+                }
+            }
+            _ = attached.changed() => {}
+        }
+    }
+}
+
+/// An answer that carries only a protocol error.
+fn protocol_error(id: u64, message: String) -> Response {
+    Response {
+        id,
+        result: None,
+        pong: None,
+        error: Some(message),
+    }
+}
+
+/// The id of a refused line, so the caller waiting on it hears why (0 when none was found).
+fn id_of(head: &Head) -> u64 {
+    head.id.as_ref().and_then(|v| v.as_u64()).unwrap_or(0)
+}
+
+/// The answer to an oversized line: a refused `call` answers like a tool (`invalid_args`).
+fn refuse_oversized(head: &Head, bytes: usize) -> Response {
+    match head.method.as_deref() {
+        None | Some("call") => Response {
+            id: id_of(head),
+            result: Some(ToolResult::error(&too_large(bytes))),
+            pong: None,
+            error: None,
+        },
+        Some(_) => protocol_error(id_of(head), too_large(bytes).message),
+    }
 }
 
 async fn connection(
@@ -128,95 +169,78 @@ async fn connection(
             }
         }
     });
-    let mut reader = BufReader::new(read);
-    let mut line = Vec::new();
+    let (mut reader, mut lines) = (BufReader::new(read), frame::LineReader::default());
     loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .await?;
-        if n == 0 {
-            break;
-        }
-        if line.len() > MAX_LINE {
-            let _ = tx
-                .send(Response {
-                    id: 0,
-                    result: None,
-                    pong: None,
-                    error: Some("request line too long".into()),
-                })
-                .await;
-            break;
+        let line = match lines.next(&mut reader, MAX_REQUEST_BYTES).await? {
+            Line::Eof => break,
+            Line::Refused { bytes, head } => {
+                tracing::warn!(bytes, "refused an oversized request");
+                let _ = tx.send(refuse_oversized(&head, bytes)).await;
+                continue;
+            }
+            Line::Fits(line) => line,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
         let req: Request = match serde_json::from_slice(&line) {
             Ok(r) => r,
             Err(e) => {
+                let id = id_of(&frame::scan(&line));
                 let _ = tx
-                    .send(Response {
-                        id: 0,
-                        result: None,
-                        pong: None,
-                        error: Some(format!("bad request: {e}")),
-                    })
+                    .send(protocol_error(id, format!("bad request: {e}")))
                     .await;
                 continue;
             }
         };
-        match req.op.as_str() {
-            "ping" => {
-                let pong =
-                    json!({ "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION") });
-                let _ = tx
-                    .send(Response {
-                        id: req.id,
-                        result: None,
-                        pong: Some(pong),
-                        error: None,
-                    })
-                    .await;
-            }
-            "shutdown" => {
-                let _ = tx
-                    .send(Response {
-                        id: req.id,
-                        result: None,
-                        pong: Some(json!({"stopping": true})),
-                        error: None,
-                    })
-                    .await;
-                let _ = stop.send(true);
-            }
-            "call" => {
-                let caller = caller.clone();
-                let tx = tx.clone();
-                tokio::spawn(async move {
-                    let tool = req.tool.unwrap_or_default();
-                    let result = caller.call(&tool, req.args).await;
-                    let _ = tx
-                        .send(Response {
-                            id: req.id,
-                            result: Some(result),
-                            pong: None,
-                            error: None,
-                        })
-                        .await;
-                });
-            }
-            other => {
-                let _ = tx
-                    .send(Response {
-                        id: req.id,
-                        result: None,
-                        pong: None,
-                        error: Some(format!("unknown op {other:?}")),
-                    })
-                    .await;
-            }
-        }
+        answer(req, &caller, &tx, &stop).await;
     }
     drop(tx);
     let _ = writer.await;
     Ok(())
+}
+
+/// Runs one request: a call in its own task (responses carry the id), the rest inline.
+async fn answer(
+    req: Request,
+    caller: &Arc<dyn ToolCaller>,
+    tx: &mpsc::Sender<Response>,
+    stop: &watch::Sender<bool>,
+) {
+    let pong = |v| Response {
+        id: req.id,
+        result: None,
+        pong: Some(v),
+        error: None,
+    };
+    match req.op.as_str() {
+        "ping" => {
+            let v = json!({ "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION") });
+            let _ = tx.send(pong(v)).await;
+        }
+        "shutdown" => {
+            let _ = tx.send(pong(json!({"stopping": true}))).await;
+            let _ = stop.send(true);
+        }
+        "call" => {
+            let (caller, tx) = (caller.clone(), tx.clone());
+            tokio::spawn(async move {
+                let tool = req.tool.unwrap_or_default();
+                let result = caller.call(&tool, req.args).await;
+                let _ = tx
+                    .send(Response {
+                        id: req.id,
+                        result: Some(result),
+                        pong: None,
+                        error: None,
+                    })
+                    .await;
+            });
+        }
+        other => {
+            let _ = tx
+                .send(protocol_error(req.id, format!("unknown op {other:?}")))
+                .await;
+        }
+    }
 }

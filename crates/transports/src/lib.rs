@@ -7,13 +7,16 @@
 //! - `mcp`: the MCP server over stdio (rmcp), for any [`ToolCaller`].
 //! - `mcp_http`: the same server over Streamable HTTP, loopback only, bearer token required.
 //! - `daemon`: the socket server around a [`Service`](uidriver_service::Service).
-//! - `client`: [`DaemonClient`], which starts the daemon when it is absent.
+//! - `client`: [`DaemonClient`], which starts the daemon when it is absent and reconnects.
+//! - `frame`: the request size limit where bytes arrive, a bounded line reader, and finding the
+//!   id of a refused frame so it can be answered.
 //! - `protocol`: the JSON-lines messages on the socket.
 //! - `socket`: where the socket lives.
 
 mod caller;
 mod client;
 mod daemon;
+mod frame;
 mod mcp;
 mod mcp_http;
 mod protocol;
@@ -22,6 +25,7 @@ mod socket;
 pub use caller::ToolCaller;
 pub use client::{ClientError, DaemonClient, SpawnOptions};
 pub use daemon::{bind_socket, serve_daemon, DaemonOptions};
+pub use frame::{too_large, MAX_REQUEST_BYTES};
 pub use mcp::serve_mcp_stdio;
 pub use mcp_http::{
     bind_mcp_http, check_options, serve_mcp_http, HttpOptions, MCP_PATH, MIN_TOKEN_LEN,

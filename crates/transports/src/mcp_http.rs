@@ -2,7 +2,10 @@
 //! spawning a process. The same handler as stdio serves each session. The listener binds to a
 //! loopback address only, and every request must carry `Authorization: Bearer <token>`: any
 //! local process can reach a loopback port, so the token is what keeps other users' programs
-//! (and web pages, which rmcp's Host check also stops) from driving the desktop.
+//! from driving the desktop. Web pages are stopped before rmcp sees their request: a foreign
+//! `Host` (DNS rebinding; rmcp's check) or a present `Origin` that is neither loopback nor
+//! allowed by the user gets 403. A body larger than [`MAX_REQUEST_BYTES`] is read to its end
+//! and answered (`invalid_args` naming the limit) without reaching rmcp.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -19,7 +22,8 @@ use tokio::net::TcpListener;
 use tracing::{debug, warn};
 
 use crate::caller::ToolCaller;
-use crate::mcp::Handler;
+use crate::frame::{too_large, Bounded, Line, MAX_REQUEST_BYTES};
+use crate::mcp::{refusal, Handler};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -34,6 +38,8 @@ pub struct HttpOptions {
     pub addr: SocketAddr,
     /// The bearer token every request must carry.
     pub token: String,
+    /// Origins (`scheme://host[:port]`) allowed besides loopback ones, e.g. a local web app's.
+    pub allowed_origins: Vec<String>,
 }
 
 /// Checks the options before anything listens: loopback only, a long enough token.
@@ -53,7 +59,58 @@ pub fn check_options(o: &HttpOptions) -> std::io::Result<()> {
             format!("the token must be at least {MIN_TOKEN_LEN} characters without spaces"),
         ));
     }
+    if let Some(bad) = o.allowed_origins.iter().find(|a| !is_origin(a)) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("--allow-origin {bad:?} is not an origin: give scheme://host[:port], e.g. http://app.local:3000"),
+        ));
+    }
     Ok(())
+}
+
+/// An origin as browsers send it, lowercased, without a trailing `/`.
+fn normalize(origin: &str) -> String {
+    origin.trim().trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// Whether `o` looks like `http(s)://host[:port]`: no path, no spaces.
+fn is_origin(o: &str) -> bool {
+    let o = normalize(o);
+    let rest = o
+        .strip_prefix("http://")
+        .or_else(|| o.strip_prefix("https://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.contains(['/', ' ', '?', '#', '@']))
+}
+
+/// `http(s)://127.0.0.1`, `localhost` or `[::1]`, with any port.
+fn is_loopback_origin(origin: &str) -> bool {
+    let o = normalize(origin);
+    let Some(rest) = o
+        .strip_prefix("http://")
+        .or_else(|| o.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    ["127.0.0.1", "localhost", "[::1]"].iter().any(|host| {
+        rest.strip_prefix(host).is_some_and(|port| {
+            port.is_empty()
+                || port
+                    .strip_prefix(':')
+                    .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+    })
+}
+
+/// Whether a request's `Origin` is acceptable: absent (not a browser's cross-origin request),
+/// loopback, or one the user allowed.
+fn origin_allowed(req: &Request<Incoming>, allowed: &[String]) -> bool {
+    let Some(v) = req.headers().get(hyper::header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = v.to_str() else {
+        return false;
+    };
+    is_loopback_origin(origin) || allowed.iter().any(|a| normalize(a) == normalize(origin))
 }
 
 /// Binds the listener (after [`check_options`]); its address says which port was picked.
@@ -62,22 +119,25 @@ pub async fn bind_mcp_http(o: &HttpOptions) -> std::io::Result<TcpListener> {
     TcpListener::bind(o.addr).await
 }
 
-/// Serves MCP on `listener` until `stop` resolves.
+/// Serves MCP on `listener` until `stop` resolves. Each request passes, in order: the Origin
+/// check (403), the bearer token (401), the path (404) and the body size (answered) before
+/// rmcp handles it.
 pub async fn serve_mcp_http(
     caller: Arc<dyn ToolCaller>,
     listener: TcpListener,
-    token: String,
+    opts: HttpOptions,
     stop: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let mut config = StreamableHttpServerConfig::default();
     config.allowed_hosts = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    config.max_request_body_bytes = MAX_REQUEST_BYTES;
     let cancel = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
         move || Ok(Handler::new(caller.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let token: Arc<str> = token.into();
+    let access = Arc::new(opts);
     tokio::pin!(stop);
     loop {
         let (stream, peer) = tokio::select! {
@@ -85,18 +145,31 @@ pub async fn serve_mcp_http(
             () = &mut stop => break,
         };
         debug!(%peer, "MCP HTTP connection");
-        let (service, token) = (service.clone(), token.clone());
+        let (service, access) = (service.clone(), access.clone());
         tokio::spawn(async move {
             let handle = hyper::service::service_fn(move |req: Request<Incoming>| {
-                let (service, allowed) = (service.clone(), authorized(&req, &token));
+                let (service, access) = (service.clone(), access.clone());
                 async move {
-                    if !allowed {
-                        return Ok::<_, Infallible>(unauthorized());
+                    if !origin_allowed(&req, &access.allowed_origins) {
+                        warn!(origin = ?req.headers().get(hyper::header::ORIGIN), "refused a request from a foreign Origin");
+                        return Ok::<_, Infallible>(plain(
+                            StatusCode::FORBIDDEN,
+                            "Origin not allowed: only loopback origins, or ones given with --allow-origin",
+                        ));
+                    }
+                    if !authorized(&req, &access.token) {
+                        return Ok(unauthorized());
                     }
                     if req.uri().path() != MCP_PATH {
                         return Ok(plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp"));
                     }
-                    Ok(service.handle(req).await)
+                    if req.method() != hyper::Method::POST {
+                        return Ok(service.handle(req).await);
+                    }
+                    Ok(match bounded(req).await {
+                        Ok(req) => service.handle(req).await,
+                        Err(answer) => answer,
+                    })
                 }
             });
             if let Err(e) = hyper::server::conn::http1::Builder::new()
@@ -109,6 +182,43 @@ pub async fn serve_mcp_http(
     }
     cancel.cancel();
     Ok(())
+}
+
+/// Reads a POST body of at most [`MAX_REQUEST_BYTES`]; a longer one is read to its end and
+/// answered here: the JSON-RPC refusal for a request with an id, 413 for anything else.
+async fn bounded(req: Request<Incoming>) -> Result<Request<Full<Bytes>>, Response<Body>> {
+    let (parts, mut body) = req.into_parts();
+    let mut frame = Bounded::default();
+    while let Some(piece) = body.frame().await {
+        let piece =
+            piece.map_err(|_| plain(StatusCode::BAD_REQUEST, "the request body broke off"))?;
+        if let Some(data) = piece.data_ref() {
+            frame.take(data, MAX_REQUEST_BYTES);
+        }
+    }
+    match frame.finish() {
+        Line::Fits(bytes) => Ok(Request::from_parts(parts, Full::new(Bytes::from(bytes)))),
+        Line::Refused { bytes, head } => {
+            warn!(bytes, "refused an oversized MCP request");
+            Err(match refusal(&head, bytes) {
+                Some(answer) => {
+                    let mut r = Response::new(Full::new(Bytes::from(answer.to_string())).boxed());
+                    r.headers_mut().insert(
+                        hyper::header::CONTENT_TYPE,
+                        hyper::header::HeaderValue::from_static("application/json"),
+                    );
+                    r
+                }
+                None => {
+                    let mut r =
+                        Response::new(Full::new(Bytes::from(too_large(bytes).message)).boxed());
+                    *r.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+                    r
+                }
+            })
+        }
+        Line::Eof => Err(plain(StatusCode::BAD_REQUEST, "empty request body")),
+    }
 }
 
 /// Whether the request carries the token (compared in constant time).
@@ -153,6 +263,40 @@ mod tests {
         HttpOptions {
             addr: addr.parse().unwrap(),
             token: token.into(),
+            allowed_origins: vec![],
+        }
+    }
+
+    #[test]
+    fn loopback_origins_and_well_formed_allowed_origins() {
+        for o in [
+            "http://127.0.0.1:8765",
+            "http://localhost:3000",
+            "http://[::1]:80",
+            "HTTP://LOCALHOST",
+            "https://127.0.0.1/",
+        ] {
+            assert!(is_loopback_origin(o), "{o}");
+        }
+        for o in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.evil.example:80",
+            "http://localhost:80x",
+            "http://localhost:",
+            "null",
+            "file://",
+            "ws://localhost:80",
+        ] {
+            assert!(!is_loopback_origin(o), "{o}");
+        }
+        let mut o = opts("127.0.0.1:0", "0123456789abcdef0123");
+        o.allowed_origins = vec!["http://app.local:3000".into(), "https://x.example/".into()];
+        assert!(check_options(&o).is_ok());
+        for bad in ["app.local", "http://", "http://a/b", "http://a b", ""] {
+            o.allowed_origins = vec![bad.into()];
+            let e = check_options(&o).unwrap_err();
+            assert!(e.to_string().contains("--allow-origin"), "{bad}: {e}");
         }
     }
 

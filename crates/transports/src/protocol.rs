@@ -1,5 +1,8 @@
 //! Messages on the daemon socket: one JSON object per line each way. Requests carry an id;
-//! responses echo it, so one connection can have many calls in flight.
+//! responses echo it, so one connection can have many calls in flight. A request line is at
+//! most `MAX_REQUEST_BYTES` long and must end with `\n` (a line cut off by a dying writer is
+//! never run); a line the daemon refuses (too long, not a request) is answered by its id when
+//! one can be found, and the connection goes on with the next line.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -64,6 +64,11 @@ pub struct McpArgs {
     /// <runtime dir>/mcp-http-token (mode 0600).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// With --http: also accept requests whose Origin header is ORIGIN (scheme://host[:port]);
+    /// repeatable. Requests without Origin, or from a loopback origin, are always accepted; any
+    /// other Origin gets 403 (a web page must not reach the desktop).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
     #[command(flatten)]
     pub service: ServiceFlags,
 }

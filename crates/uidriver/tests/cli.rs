@@ -169,6 +169,21 @@ fn call_exit_codes_follow_the_documented_table() {
     );
     assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
     assert!(text(&stale).contains("stale_state"));
+    // Arguments over the request limit: refused before anything is sent (issue 14).
+    let big = s.0.join("big.json");
+    let text_5mb = "x".repeat(5_200_000);
+    let args = format!(
+        "{{\"stateId\":\"s1\",\"actions\":[{{\"action\":\"typeText\",\"ref\":\"@e1\",\"text\":\"{text_5mb}\"}}]}}"
+    );
+    std::fs::write(&big, args).unwrap();
+    let at = format!("@{}", big.display());
+    let huge = run(&s, &["call", "act_ui", &at, "--socket", sock], 60);
+    assert_eq!(huge.status.code(), Some(2), "{}", text(&huge));
+    assert!(
+        text(&huge).contains("request is 5.2 MB; the limit is 4 MB"),
+        "{}",
+        text(&huge)
+    );
     let stopped = run(&s, &["daemon", "stop", "--socket", sock], 30);
     assert!(stopped.status.success(), "{}", text(&stopped));
 }

@@ -1,23 +1,63 @@
 //! `uidriver mcp` against the official MCP Python SDK: over stdio (tests/mcp/conformance.py:
-//! initialize, tools/list, a bad call, and the same calls through `uidriver call`) and over
-//! loopback HTTP with a bearer token (tests/mcp/http_transport.py). The daemon each starts is isolated in
-//! a temp dir and stopped by the script.
+//! initialize, tools/list, a bad call, and the same calls through `uidriver call`), over
+//! loopback HTTP with a bearer token (tests/mcp/http_transport.py), and one session through
+//! oversized requests and SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a
+//! desktop and in a sandbox with mousepad. The daemon each starts is isolated in a temp dir
+//! and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use uidriver_sandbox::testing::live_test;
+
 #[test]
 fn mcp_python_sdk_conformance() {
-    run_script("conformance.py");
+    run_script("conformance.py", &[], &[]);
 }
 
 #[test]
 fn mcp_over_http_with_the_python_sdk() {
-    run_script("http_transport.py");
+    run_script("http_transport.py", &[], &[]);
 }
 
-/// Runs one SDK script from tests/mcp with the daemon isolated in a temp dir.
-fn run_script(name: &str) {
+/// Issue 14, without a desktop: a 5.2 MB request is answered invalid_args and the session
+/// goes on; a SIGKILLed daemon is replaced on the next call with no failed call.
+#[test]
+fn one_mcp_session_survives_an_oversized_request_and_a_killed_daemon() {
+    run_script("reliability.py", &[], &[]);
+}
+
+/// Issue 14, on a desktop: calls in flight when the daemon is SIGKILLed answer
+/// backend_unavailable with a true delivery (act_ui maybe, wait_for not_delivered), states of
+/// the killed daemon answer stale_state, and the same MCP session observes again.
+#[test]
+fn one_mcp_session_survives_daemons_killed_during_calls_on_a_desktop() {
+    live_test(
+        "one_mcp_session_survives_daemons_killed_during_calls_on_a_desktop",
+        300,
+        &["mousepad"],
+        |t| async move {
+            let sb = tokio::task::spawn_blocking(move || {
+                let sb = t.start();
+                let pid = sb.spawn(&["mousepad".to_string()]).expect("spawn mousepad");
+                sb.wait_for_app_window(pid, Duration::from_secs(40))
+                    .expect("mousepad shows a window");
+                sb
+            })
+            .await
+            .expect("sandbox with mousepad");
+            let env = sb.env().to_vec();
+            tokio::task::spawn_blocking(move || run_script("reliability.py", &["mousepad"], &env))
+                .await
+                .expect("reliability.py passes");
+            let _ = sb.stop();
+        },
+    );
+}
+
+/// Runs one SDK script from tests/mcp (with `args` after the binary) in the environment `env`
+/// adds, with the daemon isolated in a temp dir.
+fn run_script(name: &str, args: &[&str], env: &[(String, String)]) {
     let exe = env!("CARGO_BIN_EXE_uidriver");
     let script = format!("{}/../../tests/mcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -38,6 +78,8 @@ fn run_script(name: &str) {
     let mut child = Command::new(&python)
         .arg(&script)
         .arg(exe)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("UIDRIVER_SOCKET", dir.join("daemon.sock"))
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("XDG_RUNTIME_DIR", &dir)
@@ -48,7 +90,7 @@ fn run_script(name: &str) {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > Duration::from_secs(120) {
+        if start.elapsed() > Duration::from_secs(240) {
             let _ = child.kill();
             let _ = Command::new(exe)
                 .args(["daemon", "stop"])

@@ -1,18 +1,21 @@
 //! `uidriver call TOOL ARGS`: one tool call through the daemon (started when absent).
+//! Arguments larger than the daemon accepts are refused here (`invalid_args`, exit 2).
 
 use std::io::{Read, Write};
 
 use serde_json::Value;
 use uidriver_core::ErrorCode;
-use uidriver_transports::DaemonClient;
+use uidriver_service::ToolResult;
+use uidriver_transports::{too_large, DaemonClient, ToolCaller, MAX_REQUEST_BYTES};
 
 use super::daemon::{connect, spawn_options};
 use super::exit;
 use crate::cli::CallArgs;
 
-fn read_args(spec: Option<&str>) -> Result<Value, String> {
+/// The arguments: parsed JSON, or the tool result refusing them (too large to send).
+fn read_args(spec: Option<&str>) -> Result<Result<Value, ToolResult>, String> {
     let text = match spec {
-        None => return Ok(Value::Object(Default::default())),
+        None => return Ok(Ok(Value::Object(Default::default()))),
         Some("-") => {
             let mut s = String::new();
             std::io::stdin()
@@ -25,7 +28,12 @@ fn read_args(spec: Option<&str>) -> Result<Value, String> {
         }
         Some(s) => s.to_string(),
     };
-    serde_json::from_str(&text).map_err(|e| format!("arguments are not valid JSON: {e}"))
+    if text.len() > MAX_REQUEST_BYTES {
+        return Ok(Err(ToolResult::error(&too_large(text.len()))));
+    }
+    serde_json::from_str(&text)
+        .map(Ok)
+        .map_err(|e| format!("arguments are not valid JSON: {e}"))
 }
 
 fn save_images(
@@ -51,18 +59,21 @@ pub async fn run(a: CallArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let client: DaemonClient = match connect(&a.service, &spawn_options(&a.service, 1800)).await {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("uidriver call: {e}");
-            return exit::UNAVAILABLE;
-        }
-    };
-    let result = match client.call_tool(&a.tool, args).await {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("uidriver call: {e}");
-            return exit::UNAVAILABLE;
+    let result = match args {
+        // Refused here, before any daemon is started or reached.
+        Err(refused) => refused,
+        Ok(args) => {
+            let client: DaemonClient =
+                match connect(&a.service, &spawn_options(&a.service, 1800)).await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("uidriver call: {e}");
+                        return exit::UNAVAILABLE;
+                    }
+                };
+            // A call the daemon did not answer is a result too (backend_unavailable, with
+            // whether it may have run), printed like any other.
+            client.call(&a.tool, args).await
         }
     };
     let mut out = std::io::stdout().lock();

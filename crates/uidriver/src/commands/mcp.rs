@@ -32,7 +32,7 @@ pub async fn run(a: McpArgs) -> u8 {
     };
     let served = match a.http {
         None => serve_mcp_stdio(caller).await,
-        Some(addr) => return serve_http(caller, addr).await,
+        Some(addr) => return serve_http(caller, addr, a.allow_origin).await,
     };
     match served {
         Ok(()) => exit::OK,
@@ -43,7 +43,11 @@ pub async fn run(a: McpArgs) -> u8 {
     }
 }
 
-async fn serve_http(caller: Arc<dyn ToolCaller>, addr: std::net::SocketAddr) -> u8 {
+async fn serve_http(
+    caller: Arc<dyn ToolCaller>,
+    addr: std::net::SocketAddr,
+    allowed_origins: Vec<String>,
+) -> u8 {
     let (token, from) = match std::env::var(TOKEN_ENV) {
         Ok(t) if !t.is_empty() => (t, format!("${TOKEN_ENV}")),
         _ => match new_token_file() {
@@ -56,7 +60,8 @@ async fn serve_http(caller: Arc<dyn ToolCaller>, addr: std::net::SocketAddr) -> 
     };
     let opts = HttpOptions {
         addr,
-        token: token.clone(),
+        token,
+        allowed_origins,
     };
     let listener = match bind_mcp_http(&opts).await {
         Ok(l) => l,
@@ -71,7 +76,7 @@ async fn serve_http(caller: Arc<dyn ToolCaller>, addr: std::net::SocketAddr) -> 
     };
     let at = listener.local_addr().unwrap_or(addr);
     eprintln!("uidriver mcp: serving MCP at http://{at}{MCP_PATH} (bearer token from {from})");
-    match serve_mcp_http(caller, listener, token, stop_signal()).await {
+    match serve_mcp_http(caller, listener, opts, stop_signal()).await {
         Ok(()) => exit::OK,
         Err(e) => {
             eprintln!("uidriver mcp: {e}");

@@ -1,0 +1,242 @@
+//! The daemon socket and its client, in process, on a real Unix socket with a real service over
+//! the in-memory backend: oversized and malformed lines are answered by id and the connection
+//! stays in step; the client reconnects after its daemon died and tells truthfully whether a
+//! call cut off in flight may have run; the daemon does not idle-exit while a client is attached.
+//! A "dead daemon" is one whose runtime was dropped: its listener and every connection close,
+//! as when the process is killed (the killed-process case is tests/mcp/reliability.py).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use uidriver_core::testing::MemoryBackend;
+use uidriver_core::Backend;
+use uidriver_service::{Service, ServiceConfig};
+use uidriver_transports::{bind_socket, serve_daemon, DaemonClient, DaemonOptions, ToolCaller};
+
+/// A temp dir for one test's socket, removed at the end.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(test: &str) -> Dir {
+        let d =
+            std::env::temp_dir().join(format!("uidriver-transports-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn socket(&self) -> PathBuf {
+        self.0.join("d.sock")
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A daemon on its own runtime (two threads), so dropping it closes everything it holds.
+struct Daemon {
+    rt: Option<tokio::runtime::Runtime>,
+    done: tokio::sync::oneshot::Receiver<()>,
+    exited: bool,
+}
+
+impl Daemon {
+    fn start(path: &Path, idle: Option<Duration>) -> Daemon {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (tx, done) = tokio::sync::oneshot::channel();
+        let path = path.to_path_buf();
+        let bound = std::sync::mpsc::channel();
+        rt.spawn(async move {
+            let listener = bind_socket(&path).await.expect("bind");
+            let _ = bound.0.send(());
+            let svc = Service::new(
+                vec![Arc::new(MemoryBackend::sample()) as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig::default(),
+            );
+            let opts = DaemonOptions { idle_timeout: idle };
+            let _ = serve_daemon(listener, Arc::new(svc), opts, std::future::pending()).await;
+            let _ = tx.send(());
+        });
+        bound
+            .1
+            .recv_timeout(Duration::from_secs(10))
+            .expect("listening");
+        Daemon {
+            rt: Some(rt),
+            done,
+            exited: false,
+        }
+    }
+
+    /// Kills it: every task and socket of its runtime goes at once.
+    fn kill(mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+
+    fn exited(&mut self) -> bool {
+        self.exited = self.exited || self.done.try_recv().is_ok();
+        self.exited
+    }
+}
+
+fn code(r: &uidriver_service::ToolResult) -> String {
+    r.structured["error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+async fn line_exchange(stream: &mut BufReader<UnixStream>, line: &[u8]) -> Value {
+    stream.get_mut().write_all(line).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_line(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    serde_json::from_str(&answer).unwrap()
+}
+
+#[tokio::test]
+async fn refused_lines_are_answered_by_id_and_the_connection_stays_in_step() {
+    let dir = Dir::new("refused");
+    let daemon = Daemon::start(&dir.socket(), None);
+    let mut s = BufReader::new(UnixStream::connect(dir.socket()).await.unwrap());
+
+    let text = "x".repeat(5_200_000);
+    let big = format!(
+        "{}\n",
+        json!({"id": 41, "op": "call", "tool": "act_ui",
+               "args": {"stateId": "s1", "actions": [{"action": "typeText", "ref": "@e1", "text": text}]}})
+    );
+    let r = line_exchange(&mut s, big.as_bytes()).await;
+    assert_eq!(r["id"], 41, "{r}");
+    let e = &r["result"]["structured"]["error"];
+    assert_eq!(e["code"], "invalid_args", "{r}");
+    assert_eq!(e["message"], "request is 5.2 MB; the limit is 4 MB");
+    assert_eq!(e["delivery"], "not_delivered");
+
+    // A line that is not a request, with an id: answered by that id.
+    let r = line_exchange(&mut s, b"{\"id\": 42, \"op\": 7}\n").await;
+    assert_eq!(r["id"], 42, "{r}");
+    assert!(
+        r["error"].as_str().unwrap().starts_with("bad request"),
+        "{r}"
+    );
+
+    // The same connection still serves calls.
+    let r = line_exchange(
+        &mut s,
+        b"{\"id\":43,\"op\":\"call\",\"tool\":\"find_roots\",\"args\":{}}\n",
+    )
+    .await;
+    assert_eq!(r["id"], 43);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    daemon.kill();
+}
+
+#[tokio::test]
+async fn the_client_refuses_an_oversized_call_without_sending_it() {
+    let dir = Dir::new("client-refuses");
+    let daemon = Daemon::start(&dir.socket(), None);
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let args = json!({"stateId": "s1", "actions": [{"action": "typeText", "ref": "@e1", "text": "x".repeat(4_100_000)}]});
+    let r = client.call("act_ui", args).await;
+    assert_eq!(code(&r), "invalid_args", "{}", r.text);
+    assert!(r.text.contains("the limit is 4 MB"), "{}", r.text);
+    assert!(!client.call("find_roots", json!({})).await.is_error);
+    daemon.kill();
+}
+
+#[tokio::test]
+async fn the_client_reconnects_and_a_call_cut_off_says_it_may_have_run() {
+    let dir = Dir::new("reconnect");
+    let first = Daemon::start(&dir.socket(), None);
+    let client = Arc::new(DaemonClient::connect(&dir.socket()).await.unwrap());
+    let r = client.call("find_roots", json!({})).await;
+    assert!(!r.is_error, "{}", r.text);
+    let root = r.structured["roots"][0]["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let obs = client
+        .call("observe_ui", json!({"root": root, "mode": "semantic"}))
+        .await;
+    let state = obs.structured["stateId"].as_str().unwrap().to_string();
+
+    // An act in flight when the daemon dies: it was sent, so it may have run.
+    let c = client.clone();
+    let st = state.clone();
+    let inflight = tokio::spawn(async move {
+        c.call(
+            "act_ui",
+            json!({"stateId": st, "actions": [{"action": "wait", "ms": 5000}]}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    first.kill();
+    let r = tokio::time::timeout(Duration::from_secs(10), inflight)
+        .await
+        .expect("the cut-off call answers")
+        .unwrap();
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "maybe", "{}", r.text);
+
+    // No daemon at all: nothing is sent, and it says so.
+    let r = client
+        .call(
+            "act_ui",
+            json!({"stateId": state, "actions": [{"action": "wait", "ms": 1}]}),
+        )
+        .await;
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert_eq!(
+        r.structured["error"]["delivery"], "not_delivered",
+        "{}",
+        r.text
+    );
+
+    // A new daemon on the same socket: the same client works again on its next call.
+    let second = Daemon::start(&dir.socket(), None);
+    let r = client.call("find_roots", json!({})).await;
+    assert!(!r.is_error, "{}", r.text);
+    second.kill();
+}
+
+#[tokio::test]
+async fn the_daemon_stays_while_a_client_is_attached_and_idles_out_after() {
+    let dir = Dir::new("idle");
+    let mut daemon = Daemon::start(&dir.socket(), Some(Duration::from_millis(300)));
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    // Silent but attached for several idle periods.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !daemon.exited(),
+        "the daemon idle-exited with a client attached"
+    );
+    assert!(client.ping().await.is_ok());
+    drop(client);
+    let mut waited = Duration::ZERO;
+    while !daemon.exited() && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+    assert!(daemon.exited(), "no idle exit after the client left");
+    assert!(
+        waited >= Duration::from_millis(250),
+        "idle exit too early: {waited:?}"
+    );
+    daemon.kill();
+}
