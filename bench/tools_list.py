@@ -69,6 +69,18 @@ def list_tools(argv, env=None, cwd=None, timeout=60):
             p.wait()
 
 
+def package_version(bin_path):
+    """The version in the package.json nearest above the (resolved) npm bin script."""
+    d = os.path.dirname(os.path.realpath(bin_path))
+    while d != os.path.dirname(d):
+        pkg = os.path.join(d, "package.json")
+        if os.path.exists(pkg):
+            with open(pkg) as f:
+                return json.load(f).get("version", "?")
+        d = os.path.dirname(d)
+    return "?"
+
+
 def measure(name, result, count):
     tools = result["tools"]
     text = json.dumps(tools)
@@ -97,8 +109,7 @@ def main():
         rows.append(measure("uidriver", list_tools([a.uidriver, "mcp", "--standalone"], env=env), count))
         if os.path.exists(a.pwmcp):
             pw = list_tools([a.pwmcp, "--headless", "--isolated", "--executable-path", CHROMIUM], cwd=tmp)
-            pkg = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(a.pwmcp))), "package.json")
-            version = json.load(open(pkg)).get("version", "?") if os.path.exists(pkg) else "?"
+            version = package_version(a.pwmcp)
             rows.append(measure(f"Playwright MCP {version}", pw, count))
         else:
             print(f"Playwright MCP not found at {a.pwmcp} (bench/cdp/setup.sh installs it)", file=sys.stderr)
