@@ -1,7 +1,10 @@
 //! `uidriver mcp` against the official MCP Python SDK: over stdio (tests/mcp/conformance.py:
-//! initialize, tools/list, a bad call, and the same calls through `uidriver call`) and over
-//! loopback HTTP with a bearer token (tests/mcp/http_transport.py). The daemon each starts is isolated in
-//! a temp dir and stopped by the script.
+//! initialize, tools/list with titles, annotations and output schemas, a bad call, the same
+//! calls through `uidriver call`, and real results of the browser and state tools on a page in
+//! headless Chromium validated against their output schemas), over loopback HTTP with a bearer
+//! token (tests/mcp/http_transport.py), and inside an isolated desktop for the whole-desktop
+//! tools' results (tests/mcp/desktop_schemas.py). The daemon each starts is isolated in a temp
+//! dir and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -16,8 +19,27 @@ fn mcp_over_http_with_the_python_sdk() {
     run_script("http_transport.py");
 }
 
+#[test]
+#[ignore = "live: isolated desktop"]
+fn desktop_tool_results_match_their_output_schemas() {
+    let name = format!("mcp-schemas-{}", std::process::id());
+    let exe = env!("CARGO_BIN_EXE_uidriver");
+    // A desktop of its own (Xvfb, D-Bus, AT-SPI, openbox) with mousepad open, torn down after.
+    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    run_script_in(prefix, "desktop_schemas.py");
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+}
+
 /// Runs one SDK script from tests/mcp with the daemon isolated in a temp dir.
 fn run_script(name: &str) {
+    run_script_in(vec![], name);
+}
+
+/// Runs one SDK script, after `prefix` (a command that runs the rest, or nothing).
+fn run_script_in(prefix: Vec<String>, name: &str) {
     let exe = env!("CARGO_BIN_EXE_uidriver");
     let script = format!("{}/../../tests/mcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -35,7 +57,10 @@ fn run_script(name: &str) {
         name.trim_end_matches(".py")
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut child = Command::new(&python)
+    let mut argv = prefix;
+    argv.push(python.clone());
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
         .arg(&script)
         .arg(exe)
         .env("UIDRIVER_SOCKET", dir.join("daemon.sock"))
