@@ -34,10 +34,11 @@ if ! command -v cargo >/dev/null; then
   }
 fi
 
-# The official MCP Python SDK drives `uidriver mcp` in the conformance test.
+# The official MCP Python SDK drives `uidriver mcp` in the conformance test, and `jsonschema`
+# checks real results against the tools' output schemas there.
 PY=${UIDRIVER_PYTHON:-python3}
-if ! "$PY" -c "import mcp" 2>/dev/null; then
-  log "installing the MCP Python SDK"
-  "$PY" -m pip install -q mcp 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp
+if ! "$PY" -c "import mcp, jsonschema" 2>/dev/null; then
+  log "installing the MCP Python SDK and jsonschema"
+  "$PY" -m pip install -q mcp jsonschema 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp jsonschema
 fi
 log "ok"

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """MCP conformance of `uidriver mcp`, driven by the official MCP Python SDK (`pip install mcp`).
 
-Checks: initialize; tools/list (every tool has a description and an object input schema that
-rejects unknown fields); a bad call answered with invalid_args (isError, structured error);
-and the same calls through `uidriver call --json` giving the same structured result.
+Checks: initialize; tools/list (every tool has a title, a description, annotations saying
+whether it only reads, may destroy, or reaches the web, an object input schema that rejects
+unknown fields, and an object output schema); a bad call answered with invalid_args (isError,
+structured error); the same calls through `uidriver call --json` giving the same structured
+result; and real results of every tool but the two whole-desktop ones, on a page in headless
+Chromium, validated against their output schemas with `jsonschema`
+(tests/mcp/desktop_schemas.py validates those two inside an isolated desktop).
 
 Usage: conformance.py PATH_TO_UIDRIVER   (exit 0 on success; prints what failed otherwise)
 The caller isolates the daemon (UIDRIVER_SOCKET, XDG_STATE_HOME); this script stops it.
@@ -14,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from sdk_checks import Checks, cli
+from sdk_checks import Checks, Results, cli
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -22,12 +26,65 @@ from mcp.client.stdio import stdio_client
 EXPECTED_TOOLS = {
     "find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "act_ui",
     "read_text", "wait_for", "launch_browser", "navigate_browser", "evaluate_browser",
+    "desktop_screenshot", "desktop_input",
 }
+READ_ONLY = {"find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "read_text",
+             "wait_for", "desktop_screenshot"}
+DESTRUCTIVE = {"act_ui", "desktop_input", "navigate_browser", "evaluate_browser"}
+OPEN_WORLD = {"launch_browser", "navigate_browser", "evaluate_browser"}
+DESKTOP_ONLY = {"desktop_screenshot", "desktop_input"}  # validated by desktop_schemas.py
+PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema_page.html")
+
+
+def check_metadata(check, tools):
+    """Titles, annotations and output schemas as issue 15 asks for them."""
+    for t in tools:
+        a = t.annotations
+        check(bool(t.title), f"{t.name}: title")
+        check(a is not None, f"{t.name}: annotations")
+        if a is None:
+            continue
+        check(a.read_only_hint is (t.name in READ_ONLY), f"{t.name}: readOnlyHint {a.read_only_hint}")
+        if t.name not in READ_ONLY:
+            check(a.destructive_hint is (t.name in DESTRUCTIVE), f"{t.name}: destructiveHint {a.destructive_hint}")
+        check(a.open_world_hint is (t.name in OPEN_WORLD), f"{t.name}: openWorldHint {a.open_world_hint}")
+        o = t.output_schema
+        check(isinstance(o, dict) and o.get("type") == "object", f"{t.name}: outputSchema type object")
+        check(isinstance((o or {}).get("properties"), dict) and o["properties"], f"{t.name}: outputSchema properties")
+
+
+async def exercise_tools(res):
+    """Calls every tool but the whole-desktop ones on a page in headless Chromium; `res`
+    validates each result against its output schema."""
+    url = "file://" + PAGE
+    r = await res.call("launch_browser", {"url": url, "headless": True})
+    if r.is_error:
+        return
+    root = r.structured_content["roots"][0]["ref"]
+    await res.call("find_roots", {"text": "Schema check"})
+    r = await res.call("observe_ui", {"root": root, "mode": "semantic"})
+    sid = r.structured_content["stateId"]
+    r = await res.call("search_ui", {"stateId": sid, "text": "Go", "role": "button"})
+    button = r.structured_content["matches"][0]["ref"]
+    await res.call("inspect_ui", {"stateId": sid, "ref": button})
+    r = await res.call("search_ui", {"stateId": sid, "role": ["list"]})
+    await res.call("expand_ui", {"stateId": sid, "ref": r.structured_content["matches"][0]["ref"]})
+    r = await res.call("search_ui", {"stateId": sid, "role": "text"})
+    await res.call("read_text", {"stateId": sid, "ref": r.structured_content["matches"][0]["ref"],
+                                 "offset": 6, "length": 5})
+    r = await res.call("act_ui", {"stateId": sid, "actions": [{"action": "press", "ref": button}]})
+    res.check(r.structured_content.get("outcome") == "worked", f"press outcome {r.content[0].text[:300]}")
+    await res.call("wait_for", {"root": root, "text": "Done", "timeoutMs": 10000})
+    await res.call("navigate_browser", {"root": root, "reload": True})
+    r = await res.call("evaluate_browser", {"root": root, "expression": "document.title"})
+    res.check(r.structured_content.get("result") == "Schema check", "evaluate_browser result")
 
 
 async def main(exe):
     check = Checks()
 
+    # evaluate_browser is off unless the daemon allows it (the CLI calls below start it).
+    os.environ["UIDRIVER_ALLOW_EVALUATE"] = "1"
     params = StdioServerParameters(command=exe, args=["mcp"], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -44,6 +101,7 @@ async def main(exe):
                 check(s.get("type") == "object", f"{t.name}: schema type object")
                 check(s.get("additionalProperties") is False, f"{t.name}: unknown fields rejected by schema")
                 check(isinstance(s.get("properties"), dict), f"{t.name}: schema properties")
+            check_metadata(check, tools)
 
             # A bad call: an empty action list.
             bad = {"stateId": "s1", "actions": []}
@@ -71,8 +129,17 @@ async def main(exe):
             strip = lambda v: {k: v[k] for k in v if k != "issues"}
             check(strip(cli_ok) == strip(r.structured_content), "CLI and MCP give the same find_roots result")
 
+            res = Results(session, tools, check)
+            try:
+                await asyncio.wait_for(exercise_tools(res), 120)
+            except Exception as e:  # noqa: BLE001 - reported as a failure; the daemon is still stopped
+                check(False, f"exercising the tools stopped: {type(e).__name__}: {e}")
+            missing = EXPECTED_TOOLS - DESKTOP_ONLY - res.validated
+            check(not missing, f"tools without a result validated against their outputSchema: {missing}")
+
     subprocess.run([exe, "daemon", "stop"], timeout=30)
-    return check.exit_code("conformance", f"MCP conformance ok: {len(names)} tools")
+    return check.exit_code("conformance", f"MCP conformance ok: {len(names)} tools, "
+                           f"{len(res.validated)} with real results matching their outputSchema")
 
 
 if __name__ == "__main__":

@@ -18,25 +18,25 @@ fn truncate(s: &str) -> String {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Expect {
-    /// Text that must appear in a name, value, description or visual text (case-insensitive substring).
+    /// Text that must appear (case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// A role that must appear (kebab-case, e.g. "dialog").
+    /// Role that must appear (search_ui's role list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// The value the element `ref` (or some element) must have (exact, after trimming).
+    /// Value that ref (or any element) must have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Check this element (by identity in the successor state).
+    /// Element (@eN) to check.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
-    /// Only look inside this element's subtree.
+    /// Only inside this element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope_ref: Option<ElementRef>,
-    /// Wait for the condition to become false instead.
+    /// Wait until it is false instead.
     #[serde(default)]
     pub gone: bool,
-    /// How long to wait, milliseconds (default 3000, at most 30000).
+    /// ms to wait (default 3000, max 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
 }

@@ -293,7 +293,7 @@ pub struct RootInfo {
 }
 
 /// Time spent producing a snapshot.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Timings {
     /// Wall time of the whole observation, milliseconds.

@@ -6,7 +6,8 @@
 //! - `tools/`: one file per tool (arguments, execution, rendering) and the registry [`TOOLS`].
 //! - `forest`: listing roots across backends, pairing duplicates, ranking.
 //! - `look`: one observation of one root into a stored state (plus image and OCR when asked).
-//! - `render`: shared rendering of roots, nodes and state headers.
+//! - `render`: shared rendering of roots, nodes and state headers, and their result types.
+//! - `schema`: compact JSON Schemas of tool arguments and results, generated from their types.
 //! - `result`: [`ToolResult`], the one value every transport carries.
 //! - `ids_file`: id counters persisted across daemon restarts.
 #![warn(missing_docs)]
@@ -18,6 +19,7 @@ mod look;
 mod pixels;
 mod render;
 mod result;
+mod schema;
 mod tools;
 
 use std::path::PathBuf;
@@ -30,7 +32,7 @@ use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, S
 pub use args::decode;
 pub use ids_file::default_path as default_id_file;
 pub use result::{error_text, ImageContent, ToolResult};
-pub use tools::{tools_markdown, ToolDef, TOOLS};
+pub use tools::{tools_markdown, Hints, ToolDef, TOOLS};
 
 /// Settings of a service.
 #[derive(Clone, Debug)]

@@ -1,9 +1,13 @@
 //! Shared pieces of result rendering: a root as a line and as JSON, a node as JSON, the header
 //! of a state. Tool files compose these; the outline and diff text come from core.
 
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 use uidriver_core::outline::quote;
-use uidriver_core::{Evidence, Node, RootInfo, RootRef, State};
+use uidriver_core::{
+    Bounds, CapSet, ElementRef, Evidence, Node, NumericValue, Role, RootInfo, RootKind, RootRef,
+    State, StateId, StateSet, Timings, Truncation,
+};
 
 /// The line every observation starts with, telling the model quoted text is data.
 pub const DATA_NOTE: &str =
@@ -42,104 +46,171 @@ pub fn root_line(r: RootRef, info: &RootInfo) -> String {
     s
 }
 
-/// A root as JSON (`{ref, kind, app, pid, title, focused, modal, bounds, ...}`).
-pub fn root_json(r: RootRef, info: &RootInfo, same_as: Option<RootRef>) -> Value {
-    let mut v = json!({
-        "ref": r.to_string(),
-        "kind": info.kind,
-        "app": info.app,
-        "pid": info.pid,
-        "title": info.title,
-        "focused": info.focused,
-        "modal": info.modal,
-        "bounds": info.bounds,
-        "hasTree": info.has_tree,
-        "hidden": info.hidden,
-    });
-    if let Some(u) = &info.url {
-        v["url"] = json!(u);
-    }
-    if let Some(w) = info.window_id {
-        v["windowId"] = json!(format!("{w:#x}"));
-    }
-    if let Some(s) = same_as {
-        v["sameAs"] = json!(s.to_string());
-    }
-    v
+/// A root as a structured result carries it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RootOut {
+    /// The root ref.
+    #[serde(rename = "ref")]
+    pub r: RootRef,
+    /// What kind of surface it is.
+    pub kind: RootKind,
+    /// Application name.
+    pub app: String,
+    /// Process id, when known.
+    pub pid: Option<u32>,
+    /// Title.
+    pub title: String,
+    /// Whether it has keyboard focus.
+    pub focused: bool,
+    /// Whether it blocks the rest of its app.
+    pub modal: bool,
+    /// Screen rectangle, when known.
+    pub bounds: Option<Bounds>,
+    /// Whether it has an accessibility tree (else observe it visually).
+    pub has_tree: bool,
+    /// Minimized or unmapped.
+    pub hidden: bool,
+    /// Page URL (browser pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The X11 window id, hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<String>,
+    /// Another root showing the same surface.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<RootRef>,
 }
 
-fn evidence_field(
-    m: &mut Map<String, Value>,
-    unread: &mut Vec<&'static str>,
-    key: &'static str,
-    e: &Evidence<String>,
-) {
-    match e {
-        Evidence::Known(s) => {
-            m.insert(key.into(), json!(s));
-        }
-        Evidence::Absent => {}
-        Evidence::Unknown => unread.push(key),
+/// A root as a structured result carries it.
+pub fn root_out(r: RootRef, info: &RootInfo, same_as: Option<RootRef>) -> RootOut {
+    RootOut {
+        r,
+        kind: info.kind,
+        app: info.app.clone(),
+        pid: info.pid,
+        title: info.title.clone(),
+        focused: info.focused,
+        modal: info.modal,
+        bounds: info.bounds,
+        has_tree: info.has_tree,
+        hidden: info.hidden,
+        url: info.url.clone(),
+        window_id: info.window_id.map(|w| format!("{w:#x}")),
+        same_as,
     }
+}
+
+/// Every field of one element (what `inspect_ui` returns). A field the backend could not read
+/// is left out and named in `unread`; a field the element does not have is left out.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOut {
+    /// The element ref.
+    #[serde(rename = "ref")]
+    pub r: ElementRef,
+    /// Canonical role.
+    pub role: Role,
+    /// The platform's role name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_role: Option<String>,
+    /// Accessible name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Value as text (redacted for passwords).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Accessible description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Numeric value and range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numeric: Option<NumericValue>,
+    /// State tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<StateSet>,
+    /// What can be done with it.
+    pub capabilities: CapSet,
+    /// The platform's action names.
+    pub actions: Vec<String>,
+    /// Screen rectangle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Bounds>,
+    /// Rectangle in the state's image pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_bounds: Option<Bounds>,
+    /// Developer-assigned id (accessible-id, DOM id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_id: Option<String>,
+    /// Text length in characters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_length: Option<u32>,
+    /// Text seen inside its box (OCR).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visual_text: Option<String>,
+    /// Where the backend stopped reading its children.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+    /// The parent element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ElementRef>,
+    /// Number of children.
+    pub child_count: usize,
+    /// Fields the backend could not read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
+}
+
+fn evidence_field(unread: &mut Vec<String>, key: &str, e: &Evidence<String>) -> Option<String> {
+    if matches!(e, Evidence::Unknown) {
+        unread.push(key.to_string());
+    }
+    e.known().cloned()
 }
 
 /// Every field of one node (what `inspect_ui` returns).
-pub fn node_json(state: &State, i: usize) -> Value {
+pub fn node_out(state: &State, i: usize) -> NodeOut {
     let n: &Node = &state.snapshot.nodes[i];
-    let mut m = Map::new();
     let mut unread = Vec::new();
-    m.insert("ref".into(), json!(state.ref_of(i).to_string()));
-    m.insert("role".into(), json!(n.role));
-    if !n.native_role.is_empty() {
-        m.insert("nativeRole".into(), json!(n.native_role));
-    }
-    evidence_field(&mut m, &mut unread, "name", &n.name);
-    evidence_field(&mut m, &mut unread, "value", &n.value);
-    evidence_field(&mut m, &mut unread, "description", &n.description);
-    if let Some(num) = n.numeric {
-        m.insert("numeric".into(), json!(num));
-    }
-    match &n.states {
-        Evidence::Known(s) => {
-            m.insert("states".into(), json!(s));
+    let name = evidence_field(&mut unread, "name", &n.name);
+    let value = evidence_field(&mut unread, "value", &n.value);
+    let description = evidence_field(&mut unread, "description", &n.description);
+    let states = match &n.states {
+        Evidence::Known(s) => Some(*s),
+        Evidence::Absent => Some(StateSet::default()),
+        Evidence::Unknown => {
+            unread.push("states".into());
+            None
         }
-        Evidence::Absent => {
-            m.insert("states".into(), json!([]));
-        }
-        Evidence::Unknown => unread.push("states"),
-    }
-    m.insert("capabilities".into(), json!(n.caps));
-    m.insert("actions".into(), json!(n.actions));
-    if let Some(b) = n.bounds {
-        m.insert("bounds".into(), json!(b));
-        if let Some(img) = &state.image {
-            m.insert("imageBounds".into(), json!(img.to_image(&b)));
-        }
-    } else if n.caps.contains(uidriver_core::Capability::Click) {
+    };
+    if n.bounds.is_none() && n.caps.contains(uidriver_core::Capability::Click) {
         // On screen but not measured in this look (a semantic look skips rectangles; acting
         // measures its target live, and a visual look measures everything).
-        unread.push("bounds");
+        unread.push("bounds".into());
     }
-    if let Some(id) = &n.native_id {
-        m.insert("nativeId".into(), json!(id));
+    NodeOut {
+        r: state.ref_of(i),
+        role: n.role,
+        native_role: (!n.native_role.is_empty()).then(|| n.native_role.clone()),
+        name,
+        value,
+        description,
+        numeric: n.numeric,
+        states,
+        capabilities: n.caps,
+        actions: n.actions.clone(),
+        bounds: n.bounds,
+        image_bounds: n
+            .bounds
+            .and_then(|b| state.image.as_ref().map(|img| img.to_image(&b))),
+        native_id: n.native_id.clone(),
+        text_length: n.text_len,
+        visual_text: n.visual_text.clone(),
+        truncated: n.truncated.clone(),
+        parent: n.parent.map(|p| state.ref_of(p)),
+        child_count: n.children.len(),
+        unread,
     }
-    if let Some(l) = n.text_len {
-        m.insert("textLength".into(), json!(l));
-    }
-    if let Some(v) = &n.visual_text {
-        m.insert("visualText".into(), json!(v));
-    }
-    if let Some(t) = &n.truncated {
-        m.insert("truncated".into(), json!(t));
-    }
-    if let Some(p) = n.parent {
-        m.insert("parent".into(), json!(state.ref_of(p).to_string()));
-    }
-    m.insert("childCount".into(), json!(n.children.len()));
-    if !unread.is_empty() {
-        m.insert("unread".into(), json!(unread));
-    }
-    Value::Object(m)
 }
 
 /// `state s41 · root @r3 window "Title" (pid 42) · 322 nodes, complete · 18 ms`.
@@ -162,26 +233,59 @@ pub fn state_header(state: &State) -> String {
     )
 }
 
+/// The image a state holds, as a structured result describes it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StateImage {
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// The screen rectangle the image shows.
+    pub screen: Bounds,
+    /// Whether another window may cover parts of it.
+    pub maybe_occluded: bool,
+}
+
 /// The structured summary of a state (ids, counts, timings).
-pub fn state_json(state: &State) -> Value {
-    let mut v = json!({
-        "stateId": state.id.to_string(),
-        "root": state.root.to_string(),
-        "epoch": state.epoch,
-        "nodeCount": state.len(),
-        "complete": state.snapshot.complete,
-        "timings": state.snapshot.timings,
-    });
-    if !state.snapshot.notes.is_empty() {
-        v["notes"] = json!(state.snapshot.notes);
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StateOut {
+    /// The new state.
+    pub state_id: StateId,
+    /// Its root.
+    pub root: RootRef,
+    /// The root's resource epoch when it was observed.
+    pub epoch: u64,
+    /// Elements in the state.
+    pub node_count: usize,
+    /// Whether the backend read the whole tree.
+    pub complete: bool,
+    /// Where the time went.
+    pub timings: Timings,
+    /// What the backend noted (partial reads, skipped parts).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The image taken, if any (sent as image content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<StateImage>,
+}
+
+/// The structured summary of a state (ids, counts, timings).
+pub fn state_out(state: &State) -> StateOut {
+    StateOut {
+        state_id: state.id,
+        root: state.root,
+        epoch: state.epoch,
+        node_count: state.len(),
+        complete: state.snapshot.complete,
+        timings: state.snapshot.timings.clone(),
+        notes: state.snapshot.notes.clone(),
+        image: state.image.as_ref().map(|img| StateImage {
+            width: img.width,
+            height: img.height,
+            screen: img.screen,
+            maybe_occluded: img.maybe_occluded,
+        }),
     }
-    if let Some(img) = &state.image {
-        v["image"] = json!({
-            "width": img.width,
-            "height": img.height,
-            "screen": img.screen,
-            "maybeOccluded": img.maybe_occluded,
-        });
-    }
-    v
 }

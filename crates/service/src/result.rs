@@ -44,11 +44,13 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// A successful result.
-    pub fn ok(text: String, structured: Value) -> Self {
+    /// A successful result; `structured` is the tool's typed output (the registry's output
+    /// schema is generated from the same type).
+    pub fn ok<T: Serialize>(text: String, structured: &T) -> Self {
         ToolResult {
             text,
-            structured,
+            structured: serde_json::to_value(structured)
+                .unwrap_or_else(|e| json!({ "serializationError": e.to_string() })),
             images: vec![],
             is_error: false,
         }

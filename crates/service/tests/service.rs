@@ -636,6 +636,43 @@ mod errors {
     }
 
     #[test]
+    fn every_tool_has_a_title_annotations_and_an_object_output_schema() {
+        for t in uidriver_service::TOOLS {
+            let j = t.to_json();
+            assert!(!t.title.is_empty(), "{}", t.name);
+            assert_eq!(
+                j["annotations"]["readOnlyHint"], t.hints.read_only,
+                "{}",
+                t.name
+            );
+            assert_eq!(j["outputSchema"]["type"], "object", "{}", t.name);
+            assert!(
+                j["outputSchema"]["properties"]
+                    .as_object()
+                    .is_some_and(|p| !p.is_empty()),
+                "{}",
+                t.name
+            );
+        }
+    }
+
+    /// tools/list is sent to the model every turn. `python3 bench/tools_list.py` measures it in
+    /// cl100k tokens (budget 5,000; 4,914 at 16,862 compact characters); this guards the same
+    /// budget in characters, which a test can count without a tokenizer.
+    #[test]
+    fn tool_list_stays_within_its_budget() {
+        let tools: Vec<Value> = uidriver_service::TOOLS
+            .iter()
+            .map(|t| t.to_json())
+            .collect();
+        let chars = serde_json::to_string(&tools).unwrap().chars().count();
+        assert!(
+            chars <= 17_100,
+            "tools/list is {chars} characters (budget 17,100, ~5,000 cl100k tokens): shorten descriptions, see bench/tools_list.py"
+        );
+    }
+
+    #[test]
     fn docs_errors_md_matches_the_catalogue() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md");
         let doc = std::fs::read_to_string(path).expect("docs/errors.md exists");

@@ -43,19 +43,19 @@ impl Handler {
     }
 }
 
+/// The registry's tools in rmcp's type, read from the registry's own JSON so every field it
+/// declares (title, annotations, output schema) reaches the client unchanged.
 fn tool_list() -> Vec<Tool> {
     TOOLS
         .iter()
         .map(|t| {
-            let schema = match (t.schema)() {
-                Value::Object(o) => o,
-                _ => Default::default(),
-            };
-            let mut tool = Tool::default();
-            tool.name = Cow::Borrowed(t.name);
-            tool.description = Some(Cow::Borrowed(t.description));
-            tool.input_schema = Arc::new(schema);
-            tool
+            serde_json::from_value(t.to_json()).unwrap_or_else(|e| {
+                tracing::error!(tool = t.name, error = %e, "tool definition does not fit MCP's Tool");
+                let mut tool = Tool::default();
+                tool.name = Cow::Borrowed(t.name);
+                tool.description = Some(Cow::Borrowed(t.description));
+                tool
+            })
         })
         .collect()
 }
@@ -245,4 +245,30 @@ where
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registry_field_reaches_the_mcp_tool_list() {
+        let tools = tool_list();
+        assert_eq!(tools.len(), TOOLS.len());
+        for (tool, def) in tools.iter().zip(TOOLS) {
+            let listed = serde_json::to_value(tool).unwrap();
+            assert_eq!(listed, def.to_json(), "{}", def.name);
+            assert!(
+                tool.title.is_some() && tool.annotations.is_some(),
+                "{}",
+                def.name
+            );
+            assert_eq!(
+                tool.output_schema.as_ref().map(|o| o["type"].clone()),
+                Some(Value::from("object")),
+                "{}",
+                def.name
+            );
+        }
+    }
 }

@@ -24,7 +24,7 @@ pub enum Command {
     Daemon(DaemonArgs),
     /// List the tools with their descriptions (and schemas with --json).
     Tools {
-        /// Print JSON (names, descriptions, input schemas).
+        /// Print JSON: each tool as MCP lists it (title, description, annotations, input and output schemas).
         #[arg(long)]
         json: bool,
         /// Print the Markdown reference (the source of docs/TOOLS.md).

@@ -1,9 +1,11 @@
 //! `uidriver mcp` against the official MCP Python SDK: over stdio (tests/mcp/conformance.py:
-//! initialize, tools/list, a bad call, and the same calls through `uidriver call`), over
-//! loopback HTTP with a bearer token (tests/mcp/http_transport.py), and one session through
-//! oversized requests and SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a
-//! desktop and in a sandbox with mousepad. The daemon each starts is isolated in a temp dir
-//! and stopped by the script.
+//! initialize, tools/list with titles, annotations and output schemas, a bad call, the same
+//! calls through `uidriver call`, and real results of the browser and state tools on a page in
+//! headless Chromium validated against their output schemas), over loopback HTTP with a bearer
+//! token (tests/mcp/http_transport.py), inside an isolated desktop for the whole-desktop tools'
+//! results (tests/mcp/desktop_schemas.py), and one session through oversized requests and
+//! SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a desktop and in a sandbox
+//! with mousepad. The daemon each starts is isolated in a temp dir and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -55,9 +57,27 @@ fn one_mcp_session_survives_daemons_killed_during_calls_on_a_desktop() {
     );
 }
 
+#[test]
+fn desktop_tool_results_match_their_output_schemas() {
+    let name = format!("mcp-schemas-{}", std::process::id());
+    let exe = env!("CARGO_BIN_EXE_uidriver");
+    // A desktop of its own (Xvfb, D-Bus, AT-SPI, openbox) with mousepad open, torn down after.
+    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    run_script_in(prefix, "desktop_schemas.py", &[], &[]);
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+}
+
 /// Runs one SDK script from tests/mcp (with `args` after the binary) in the environment `env`
 /// adds, with the daemon isolated in a temp dir.
 fn run_script(name: &str, args: &[&str], env: &[(String, String)]) {
+    run_script_in(vec![], name, args, env);
+}
+
+/// Runs one SDK script, after `prefix` (a command that runs the rest, or nothing).
+fn run_script_in(prefix: Vec<String>, name: &str, args: &[&str], env: &[(String, String)]) {
     let exe = env!("CARGO_BIN_EXE_uidriver");
     let script = format!("{}/../../tests/mcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -75,7 +95,10 @@ fn run_script(name: &str, args: &[&str], env: &[(String, String)]) {
         name.trim_end_matches(".py")
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut child = Command::new(&python)
+    let mut argv = prefix;
+    argv.push(python.clone());
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
         .arg(&script)
         .arg(exe)
         .args(args)

@@ -11,18 +11,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use uidriver_core::action::validate_steps;
 use uidriver_core::diff::{diff, full_view_reason, render_diff};
 use uidriver_core::{
     ActRequest, Deadline, Delivery, Error, ErrorCode, Expect, ExpectVerdict, Outcome, RawStep,
-    RootInfo, RootKind, State, StateId, StepReport,
+    RootInfo, RootKind, RootRef, State, StateId, StepReport,
 };
 
 use crate::forest::Listed;
 use crate::look::{LookSpec, Mode};
-use crate::render::{root_json, root_line, state_json};
+use crate::render::{root_line, root_out, state_out, RootOut, StateOut};
 use crate::tools::observe_ui::full_view;
 use crate::{Service, ToolResult};
 
@@ -30,20 +29,95 @@ use crate::{Service, ToolResult};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The state the steps' refs and coordinates belong to.
+    /// State (sN) the refs and x/y belong to.
     pub state_id: StateId,
-    /// 1–20 steps, run in order; the batch stops at the first step that does not work.
+    /// 1-20 steps, in order.
     pub actions: Vec<RawStep>,
-    /// A postcondition to wait for after the steps.
+    /// Postcondition to wait for after the steps.
     #[serde(default)]
     pub expect: Option<Expect>,
-    /// Strict background policy: never move the pointer, inject keys, raise or focus a window.
-    /// Steps that need that fail with foreground_required (nothing sent).
+    /// Forbid pointer, keyboard and focus changes (such steps fail, nothing sent).
     #[serde(default)]
     pub headless: bool,
-    /// Deadline for the whole call in milliseconds (default 30000, at most 120000).
+    /// Deadline, ms (default 30000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+/// The structured result of `act_ui`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// worked only when every step worked (and the expect verdict did not fail).
+    pub outcome: Outcome,
+    /// One report per step run.
+    pub steps: Vec<StepReport>,
+    /// The successor state (null when the root closed).
+    pub state_id: Option<StateId>,
+    /// The state the steps came from.
+    pub base_state_id: StateId,
+    /// Index of the first step that did not work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<usize>,
+    /// The postcondition's verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectOut>,
+    /// Roots of the app that opened or closed.
+    pub root_changes: RootChanges,
+    /// Set when the acted-on root is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_closed: Option<TargetClosed>,
+    /// The successor state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor: Option<StateOut>,
+    /// Changes from the base state to the successor, counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffCounts>,
+    /// The error of the step (or postcondition) that did not work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
+
+/// How the postcondition ended.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExpectOut {
+    /// verified, preexisting or failed.
+    pub verdict: ExpectVerdict,
+    /// The condition, described.
+    pub condition: Option<String>,
+}
+
+/// Roots of the app that opened or closed during the call.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RootChanges {
+    /// New roots.
+    pub opened: Vec<RootOut>,
+    /// Roots gone.
+    pub closed: Vec<RootOut>,
+}
+
+/// The acted-on root closed (`target_closed`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TargetClosed {
+    /// Always target_closed.
+    pub code: String,
+    /// closed, or replaced (by the successors).
+    pub cause: String,
+    /// The root that is gone.
+    pub root: RootRef,
+    /// Roots that replaced it.
+    pub successors: Vec<RootRef>,
+}
+
+/// Elements added, removed and updated between two states.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DiffCounts {
+    /// Added.
+    pub added: usize,
+    /// Removed.
+    pub removed: usize,
+    /// Updated.
+    pub updated: usize,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -354,36 +428,39 @@ fn render(
         text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
     }
 
-    let mut structured = json!({
-        "outcome": outcome,
-        "steps": reports,
-        "stateId": successor.map(|s| s.id.to_string()),
-        "baseStateId": base.id.to_string(),
-    });
-    if let Some(i) = stopped_at {
-        structured["stoppedAt"] = json!(i);
-    }
-    if let Some(v) = verdict {
-        structured["expect"] =
-            json!({ "verdict": v, "condition": a.expect.as_ref().map(|e| e.describe()) });
-    }
-    let changes = json!({
-        "opened": opened.iter().map(|l| root_json(l.r, &l.info, l.same_as)).collect::<Vec<Value>>(),
-        "closed": gone.iter().map(|l| root_json(l.r, &l.info, l.same_as)).collect::<Vec<Value>>(),
-    });
-    structured["rootChanges"] = changes;
-    if let Some(cause) = cause {
-        structured["targetClosed"] = json!({
-            "code": "target_closed",
-            "cause": cause,
-            "root": base.root.to_string(),
-            "successors": successors.iter().map(|l| l.r.to_string()).collect::<Vec<_>>(),
-        });
-    }
+    let mut structured = Output {
+        outcome,
+        steps: reports.to_vec(),
+        state_id: successor.map(|s| s.id),
+        base_state_id: base.id,
+        stopped_at,
+        expect: verdict.map(|v| ExpectOut {
+            verdict: v,
+            condition: a.expect.as_ref().map(|e| e.describe()),
+        }),
+        root_changes: RootChanges {
+            opened: opened
+                .iter()
+                .map(|l| root_out(l.r, &l.info, l.same_as))
+                .collect(),
+            closed: gone
+                .iter()
+                .map(|l| root_out(l.r, &l.info, l.same_as))
+                .collect(),
+        },
+        target_closed: cause.map(|cause| TargetClosed {
+            code: ErrorCode::TargetClosed.as_str().to_string(),
+            cause: cause.to_string(),
+            root: base.root,
+            successors: successors.iter().map(|l| l.r).collect(),
+        }),
+        successor: successor.map(state_out),
+        diff: None,
+        error: None,
+    };
 
     let mut images = Vec::new();
     if let Some(s) = successor {
-        structured["successor"] = state_json(s);
         let d = diff(base, s);
         match full_view_reason(base, s, &d) {
             None if d.is_empty() => text.push_str(&format!("no visible change in {}\n", s.id)),
@@ -405,7 +482,11 @@ fn render(
                 images = full.images;
             }
         }
-        structured["diff"] = json!({ "added": d.added.len(), "removed": d.removed.len(), "updated": d.updated.len() });
+        structured.diff = Some(DiffCounts {
+            added: d.added.len(),
+            removed: d.removed.len(),
+            updated: d.updated.len(),
+        });
     }
     let is_error = outcome == Outcome::Didnt;
     if let Some(e) = &error {
@@ -413,13 +494,12 @@ fn render(
             text.push_str(&crate::result::error_text(e));
             text.push('\n');
         }
-        structured["error"] = json!(e);
     }
+    structured.error = error;
     ToolResult {
-        text,
-        structured,
         images,
         is_error,
+        ..ToolResult::ok(text, &structured)
     }
 }
 

@@ -3,15 +3,15 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use uidriver_core::{
     BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation, RootInfo, RootRef,
     StateId,
 };
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{root_json, root_line};
+use crate::render::{root_line, root_out, RootOut};
 use crate::tools::observe_ui::full_view;
 use crate::{Service, ToolResult};
 
@@ -22,13 +22,13 @@ const MAX_EVAL_BYTES: usize = 64 * 1024;
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LaunchArgs {
-    /// First page (http, https or file URL).
+    /// First page (http, https, file).
     #[serde(default)]
     pub url: Option<String>,
-    /// Run without a window (default: headed when a display is available).
+    /// No window (default: headed if there is a display).
     #[serde(default)]
     pub headless: Option<bool>,
-    /// Attach to an existing browser instead, e.g. "http://127.0.0.1:9222" (never closed by uidriver).
+    /// Attach to this browser (http://host:port) instead.
     #[serde(default)]
     pub endpoint: Option<String>,
 }
@@ -37,13 +37,13 @@ pub struct LaunchArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NavigateArgs {
-    /// The page root (or give stateId).
+    /// Page root (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
     /// A state of the page.
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// Where to go (http, https or file).
+    /// http, https or file URL.
     #[serde(default)]
     pub url: Option<String>,
     /// History back.
@@ -55,7 +55,7 @@ pub struct NavigateArgs {
     /// Reload.
     #[serde(default)]
     pub reload: bool,
-    /// Deadline in milliseconds (default 15000).
+    /// Deadline, ms (default 15000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -64,14 +64,34 @@ pub struct NavigateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EvaluateArgs {
-    /// The page root (or give stateId).
+    /// Page root (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
     /// A state of the page.
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// A JavaScript expression; promises are awaited.
+    /// JavaScript expression (promises are awaited).
     pub expression: String,
+}
+
+/// The structured result of `launch_browser`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LaunchOutput {
+    /// The browser's pages, as roots.
+    pub roots: Vec<RootOut>,
+}
+
+/// The structured result of `evaluate_browser`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EvaluateOutput {
+    /// The page.
+    pub root: RootRef,
+    /// The value (as JSON text when truncated).
+    pub result: Value,
+    /// Whether it was cut at 64 KiB.
+    pub truncated: bool,
+    /// Size of the whole value as JSON.
+    pub bytes: usize,
 }
 
 /// Checks a URL's scheme: http, https and file only.
@@ -169,10 +189,10 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
         let r = svc.roots.register(p.clone());
         text.push_str(&root_line(r, &p));
         text.push('\n');
-        roots.push(root_json(r, &p, None));
+        roots.push(root_out(r, &p, None));
     }
     svc.persist_ids();
-    Ok(ToolResult::ok(text, json!({ "roots": roots })))
+    Ok(ToolResult::ok(text, &LaunchOutput { roots }))
 }
 
 pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
@@ -273,6 +293,15 @@ pub(crate) async fn evaluate(svc: &Service, a: EvaluateArgs) -> Result<ToolResul
     );
     Ok(ToolResult::ok(
         text,
-        json!({ "root": r.to_string(), "result": if truncated { json!(shown) } else { value }, "truncated": truncated, "bytes": s.len() }),
+        &EvaluateOutput {
+            root: r,
+            result: if truncated {
+                Value::String(shown)
+            } else {
+                value
+            },
+            truncated,
+            bytes: s.len(),
+        },
     ))
 }

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use uidriver_core::outline::{render_outline, OutlineOptions};
 use uidriver_core::{Deadline, ElementRef, Error, NewState, ObserveRequest, State, StateId};
 
@@ -18,17 +17,34 @@ use crate::{Service, ToolResult};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The state.
+    /// State (sN).
     pub state_id: StateId,
-    /// The element whose subtree to show.
+    /// Element (@eN) to unfold.
     #[serde(rename = "ref")]
     pub target: ElementRef,
-    /// Most node lines (default 80, at most 2000).
+    /// Most lines (default 80, max 2000).
     #[serde(default)]
     pub max_lines: Option<usize>,
-    /// Include elements that are not showing (default false).
+    /// Include elements not showing.
     #[serde(default)]
     pub include_hidden: bool,
+}
+
+/// The structured result of `expand_ui`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// The state shown (a new successor when the region was read live).
+    pub state_id: StateId,
+    /// The element unfolded.
+    #[serde(rename = "ref")]
+    pub target: ElementRef,
+    /// Whether a truncated region was read live.
+    pub live: bool,
+    /// Node lines in the outline text.
+    pub outline_lines: usize,
+    /// Elements in the subtree.
+    pub node_count: usize,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -65,13 +81,13 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     ));
     Ok(ToolResult::ok(
         text,
-        json!({
-            "stateId": state.id.to_string(),
-            "ref": a.target.to_string(),
-            "live": live,
-            "outlineLines": outline.lines,
-            "nodeCount": state.subtree(i).len(),
-        }),
+        &Output {
+            state_id: state.id,
+            target: a.target,
+            live,
+            outline_lines: outline.lines,
+            node_count: state.subtree(i).len(),
+        },
     ))
 }
 

@@ -3,36 +3,46 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, Error, RootKind};
 
 use crate::forest::rank;
-use crate::render::{root_json, root_line};
+use crate::render::{root_line, root_out, RootOut};
 use crate::{Service, ToolResult};
 
 /// Arguments of `find_roots`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// Rank and keep roots whose title or app matches this text.
+    /// Title or app matches this.
     #[serde(default)]
     pub text: Option<String>,
-    /// Only roots of this application (case-insensitive substring of the app name).
+    /// App name contains this (case-insensitive).
     #[serde(default)]
     pub app: Option<String>,
-    /// Only roots of this process.
+    /// Process id.
     #[serde(default)]
     pub pid: Option<u32>,
-    /// Only roots of this kind.
+    /// Root kind.
     #[serde(default)]
     pub kind: Option<RootKind>,
-    /// Include minimized or unmapped windows (default false).
+    /// Include minimized or unmapped windows.
     #[serde(default)]
     pub include_hidden: bool,
-    /// Most roots returned (default 50).
+    /// Most roots (default 50).
     #[serde(default)]
     pub limit: Option<usize>,
+}
+
+/// The structured result of `find_roots`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Output {
+    /// The roots, best first (at most `limit`).
+    pub roots: Vec<RootOut>,
+    /// Roots that matched before `limit`.
+    pub total: usize,
+    /// Backends that could not list their roots, and why.
+    pub issues: Vec<String>,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -78,12 +88,16 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     if total == 0 && issues.is_empty() {
         text.push_str("No windows or pages are open. Start an application, or launch_browser.\n");
     }
-    let roots: Vec<_> = listed
+    let roots = listed
         .iter()
-        .map(|l| root_json(l.r, &l.info, l.same_as))
+        .map(|l| root_out(l.r, &l.info, l.same_as))
         .collect();
     Ok(ToolResult::ok(
         text,
-        json!({ "roots": roots, "total": total, "issues": issues }),
+        &Output {
+            roots,
+            total,
+            issues,
+        },
     ))
 }

@@ -13,105 +13,213 @@ mod read_text;
 mod search_ui;
 mod wait_for;
 
-use schemars::JsonSchema;
 use serde_json::Value;
 use uidriver_core::Error;
 
+use crate::schema::{input, output};
 use crate::{decode, Service, ToolResult};
 
 pub(crate) use desktop::Frames;
 
-/// One tool: name, description, schema of its arguments.
+/// One tool: name, title, description, what it may change, and the schemas of its arguments
+/// and of its structured result.
 pub struct ToolDef {
     /// snake_case verb and noun.
     pub name: &'static str,
+    /// A short human title (hosts show it instead of the name).
+    pub title: &'static str,
     /// What it does and when to use it.
     pub description: &'static str,
+    /// What calling it may do to the desktop or the web (MCP tool annotations).
+    pub hints: Hints,
     /// JSON Schema of the arguments (an object schema; unknown fields are rejected).
     pub schema: fn() -> Value,
+    /// JSON Schema of the structured result of a successful call, generated from the type that
+    /// builds it (error results carry `{error}` instead).
+    pub output_schema: fn() -> Value,
 }
 
-/// A schema with subschemas inlined (some MCP clients do not follow `$ref`).
-fn schema<T: JsonSchema>() -> Value {
-    let gen = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator();
-    let mut v = serde_json::to_value(gen.into_root_schema_for::<T>()).unwrap_or(Value::Null);
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-        o.remove("title");
-        o.entry("properties")
-            .or_insert_with(|| serde_json::json!({}));
+/// MCP tool annotations: hints a host uses to ask the user before a call that changes things.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Hints {
+    /// Changes nothing outside uidriver's own store of states.
+    pub read_only: bool,
+    /// May destroy or overwrite something (close a window, submit a form, leave a page).
+    pub destructive: bool,
+    /// Reaches the open web (browser pages).
+    pub open_world: bool,
+}
+
+/// Changes a web page (leaves it, runs script in it).
+const WEB_WRITE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    open_world: true,
+};
+/// Observes; changes nothing.
+const READ: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    open_world: false,
+};
+/// Sends input that may do anything the user could.
+const WRITE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    open_world: false,
+};
+
+impl Hints {
+    /// One line for the docs: what a call may do.
+    pub fn describe(&self) -> String {
+        let mut s = if self.read_only {
+            "Read-only.".to_string()
+        } else if self.destructive {
+            "Changes things and may destroy data (hosts should ask first).".to_string()
+        } else {
+            "Changes things, additively.".to_string()
+        };
+        if self.open_world {
+            s.push_str(" Reaches the open web.");
+        }
+        s
     }
-    v
+}
+
+impl ToolDef {
+    /// The MCP `annotations` object.
+    pub fn annotations(&self) -> Value {
+        let h = self.hints;
+        let mut a =
+            serde_json::json!({ "readOnlyHint": h.read_only, "openWorldHint": h.open_world });
+        if !h.read_only {
+            a["destructiveHint"] = Value::Bool(h.destructive);
+        }
+        a
+    }
+
+    /// The tool as MCP's `tools/list` carries it (also `uidriver tools --json`).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": (self.schema)(),
+            "outputSchema": (self.output_schema)(),
+            "annotations": self.annotations(),
+        })
+    }
 }
 
 /// Every tool uidriver serves.
 pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_roots",
-        description: "List the windows, dialogs, menus/popovers and browser pages that are open, as root refs (@rN) stable for the daemon's life. Filter by text (title or app), app, pid or kind; results are ranked (text match, focused, modal, front-most). Start here, then observe_ui one root.",
-        schema: schema::<find_roots::Args>,
+        title: "Find windows and pages",
+        description: "List open windows, dialogs, menus, popovers and browser pages as roots (@rN, stable while the daemon runs), best first. Start here, then observe_ui a root.",
+        hints: READ,
+        schema: input::<find_roots::Args>,
+        output_schema: output::<find_roots::Output>,
     },
     ToolDef {
         name: "observe_ui",
-        description: "Observe one root: returns a new stateId and a folded outline of its elements with refs (@eN) that belong to that state. mode: semantic (tree only), visual (tree + image + OCR), fused (default: image and OCR only when the tree is poor). Folded lines say what they hide; use search_ui / expand_ui / inspect_ui on the stateId to see more without re-observing.",
-        schema: schema::<observe_ui::Args>,
+        title: "Observe a window or page",
+        description: "Observe one root into a new state (sN): a folded outline of its elements with refs (@eN) valid in that state. Then search_ui, expand_ui, inspect_ui the state rather than observing again.",
+        hints: READ,
+        schema: input::<observe_ui::Args>,
+        output_schema: output::<observe_ui::Output>,
     },
     ToolDef {
         name: "search_ui",
-        description: "Search a stored state (no live access): ranked matches by text (exact > prefix > word > substring > fuzzy), role and capability. Returns refs with role, name, value, states and path.",
-        schema: schema::<search_ui::Args>,
+        title: "Search a state",
+        description: "Ranked matches in a stored state (no live access) by text, role and capability, each with ref, role, name, value, states and path.",
+        hints: READ,
+        schema: input::<search_ui::Args>,
+        output_schema: output::<search_ui::Output>,
     },
     ToolDef {
         name: "expand_ui",
-        description: "Unfold the subtree of one element of a stored state. A region the backend did not fully read (marked ✂) is read live (epoch-checked) and returned as a new state.",
-        schema: schema::<expand_ui::Args>,
+        title: "Unfold part of a state",
+        description: "Unfold one element's subtree in a stored state. A region not fully read (✂) is read live into a new state.",
+        hints: READ,
+        schema: input::<expand_ui::Args>,
+        output_schema: output::<expand_ui::Output>,
     },
     ToolDef {
         name: "inspect_ui",
-        description: "Every field of one element of a stored state: role, native role, name, value, description, states, capabilities, actions, bounds (screen and image), native id, text length, unread fields.",
-        schema: schema::<inspect_ui::Args>,
+        title: "Inspect an element",
+        description: "Every field of one element of a stored state: role, name, value, states, actions, bounds, ids, text length, what was unread.",
+        hints: READ,
+        schema: input::<inspect_ui::Args>,
+        output_schema: output::<inspect_ui::Output>,
     },
     ToolDef {
         name: "act_ui",
-        description: "Run 1-20 steps in order from one state (press, click, setText, typeText, keypress, scroll, select, check, uncheck, expand, collapse, focus, setValue, drag, moveMouse, hover, wait). Semantic accessibility actions first; physical input only when allowed (headless: true forbids pointer, keyboard injection and focus changes). Stops at the first step that did not work. Every step reports outcome worked/didnt/unknown with grounding, delivery and verification; optional expect postcondition; returns the successor stateId with a diff (or the full view) and root changes (dialogs opened, target closed).",
-        schema: schema::<act_ui::Args>,
+        title: "Act on elements",
+        description: "Run 1-20 steps in order on one state, stopping at the first that did not work; semantic actions first, physical input only when allowed. Each step reports worked/didnt/unknown with grounding, delivery, verification. Returns the successor as a diff (or full view), the expect verdict and root changes.",
+        hints: WRITE,
+        schema: input::<act_ui::Args>,
+        output_schema: output::<act_ui::Output>,
     },
     ToolDef {
         name: "read_text",
-        description: "Read a range of an element's text (offset and length in characters), for long documents and fields the outline shortens.",
-        schema: schema::<read_text::Args>,
+        title: "Read an element's text",
+        description: "Read a character range of an element's text (long documents, shortened values).",
+        hints: READ,
+        schema: input::<read_text::Args>,
+        output_schema: output::<read_text::Output>,
     },
     ToolDef {
         name: "wait_for",
-        description: "Wait until text, a role or a value appears (or with gone: true disappears) in a root, driven by accessibility or page events with periodic re-checks. Returns the state where it held, or a timeout error with the last evidence.",
-        schema: schema::<wait_for::Args>,
+        title: "Wait for a condition",
+        description: "Wait until text, a role or a value appears (gone: true: disappears) in a root, driven by accessibility or page events. Returns the state where it held, else a timeout error.",
+        hints: READ,
+        schema: input::<wait_for::Args>,
+        output_schema: output::<wait_for::Output>,
     },
     ToolDef {
         name: "launch_browser",
-        description: "Start Debian's Chromium with a fresh private profile and a loopback-only DevTools port (headed inside a desktop, headless otherwise), or attach to an existing browser by its CDP endpoint. Returns its pages as browser_page roots.",
-        schema: schema::<browser::LaunchArgs>,
+        title: "Launch or attach a browser",
+        description: "Start Chromium (fresh private profile, loopback DevTools; headed on a desktop, else headless), or attach to a CDP endpoint. Returns its pages as browser_page roots.",
+        hints: Hints {
+            read_only: false,
+            destructive: false,
+            open_world: true,
+        },
+        schema: input::<browser::LaunchArgs>,
+        output_schema: output::<browser::LaunchOutput>,
     },
     ToolDef {
         name: "navigate_browser",
-        description: "Navigate a browser page (root or stateId) to an http, https or file URL, or back/forward/reload; waits for load. Earlier states of the page become stale. Returns the new observation.",
-        schema: schema::<browser::NavigateArgs>,
+        title: "Navigate a page",
+        description: "Load a URL in a page, or go back, forward or reload; waits for load. Earlier states of the page go stale. Returns the new state.",
+        hints: WEB_WRITE,
+        schema: input::<browser::NavigateArgs>,
+        output_schema: output::<observe_ui::Output>,
     },
     ToolDef {
         name: "evaluate_browser",
-        description: "Evaluate a JavaScript expression in a page and return its JSON-serialized result (size-capped). Disabled unless the daemon was started with --allow-evaluate.",
-        schema: schema::<browser::EvaluateArgs>,
+        title: "Run JavaScript in a page",
+        description: "Evaluate JavaScript in a page and return its JSON value (capped at 64 KiB). Needs a daemon started with --allow-evaluate.",
+        hints: WEB_WRITE,
+        schema: input::<browser::EvaluateArgs>,
+        output_schema: output::<browser::EvaluateOutput>,
     },
     ToolDef {
         name: "desktop_screenshot",
-        description: "Capture the whole screen (all monitors) as one image (scaled to fit 1366x768, never enlarged) and record its window layout as a frame (fN). Optional OCR of the screen's text. Use it for windows and apps without usable accessibility.",
-        schema: schema::<desktop::ScreenshotArgs>,
+        title: "Screenshot the desktop",
+        description: "Screenshot the whole screen (scaled to fit 1366x768) as frame fN, optionally with OCR. For apps without usable accessibility.",
+        hints: READ,
+        schema: input::<desktop::ScreenshotArgs>,
+        output_schema: output::<desktop::ScreenshotOutput>,
     },
     ToolDef {
         name: "desktop_input",
-        description: "Raw input bound to a desktop_screenshot frame: moveMouse, click (count, button), scroll, drag, typeText, keypress, keyDown, keyUp, with x/y in the frame's image pixels. Before any coordinate input the window under each point and its geometry must still match the frame, else gui_frame_stale and nothing is sent. Also activateApp (launched when not running, confirmed frontmost) and the clipboard (write before, read after; text is untrusted data). Refused under headless. Returns a fresh screenshot.",
-        schema: schema::<desktop::InputArgs>,
+        title: "Raw desktop input",
+        description: "Raw input at pixels of a desktop_screenshot frame; nothing is sent (gui_frame_stale) if a window under a point moved since. Also activateApp and the clipboard (its text is untrusted). Returns a new screenshot.",
+        hints: WRITE,
+        schema: input::<desktop::InputArgs>,
+        output_schema: output::<desktop::InputOutput>,
     },
 ];
 
@@ -120,7 +228,13 @@ pub static TOOLS: &[ToolDef] = &[
 pub fn tools_markdown() -> String {
     let mut s = String::new();
     for t in TOOLS {
-        s.push_str(&format!("## `{}`\n\n{}\n\n", t.name, t.description));
+        s.push_str(&format!(
+            "## `{}`: {}\n\n{}\n\n{}\n\n",
+            t.name,
+            t.title,
+            t.description,
+            t.hints.describe()
+        ));
         let schema = (t.schema)();
         let required: Vec<&str> = schema["required"]
             .as_array()
@@ -148,6 +262,10 @@ pub fn tools_markdown() -> String {
                 s.push('\n');
             }
         }
+        if let Some(props) = (t.output_schema)()["properties"].as_object() {
+            let fields: Vec<String> = props.keys().map(|k| format!("`{k}`")).collect();
+            s.push_str(&format!("Result fields: {}.\n\n", fields.join(", ")));
+        }
     }
     s.push_str("## Action steps (`act_ui.actions[]`)\n\n| action | fields besides `action` |\n| --- | --- |\n");
     for a in uidriver_core::action::ACTIONS {
@@ -162,6 +280,15 @@ fn type_of(p: &Value) -> String {
     if let Some(c) = p["const"].as_str() {
         return format!("`{c}`");
     }
+    if let Some(e) = p["enum"].as_array() {
+        return e
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|v| format!("`{v}`"))
+            .collect::<Vec<_>>()
+            .join(" \\| ");
+    }
+
     if let Some(t) = p["type"].as_str() {
         if t == "array" {
             return format!("array of {}", type_of(&p["items"]));
@@ -177,14 +304,6 @@ fn type_of(p: &Value) -> String {
         if !names.is_empty() {
             return names.join(" or ");
         }
-    }
-    if let Some(e) = p["enum"].as_array() {
-        return e
-            .iter()
-            .filter_map(|v| v.as_str())
-            .map(|v| format!("`{v}`"))
-            .collect::<Vec<_>>()
-            .join(" \\| ");
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = p[key].as_array() {

@@ -3,37 +3,47 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use uidriver_core::outline::{render_outline, OutlineOptions};
 use uidriver_core::{Deadline, Error, RootRef, State};
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{state_header, state_json, DATA_NOTE};
+use crate::render::{state_header, state_out, StateOut, DATA_NOTE};
 use crate::{Service, ToolResult};
 
 /// Arguments of `observe_ui`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The root to observe (@rN from find_roots).
+    /// Root (@rN).
     #[serde(default)]
     pub root: Option<RootRef>,
-    /// Instead of root: the one root whose app name contains this text.
+    /// Instead of root: app name contains this.
     #[serde(default)]
     pub app: Option<String>,
-    /// Instead of root: the one root whose title contains this text.
+    /// Instead of root: title contains this.
     #[serde(default)]
     pub title: Option<String>,
-    /// semantic, visual or fused (default).
+    /// semantic: tree; visual: + image, OCR; fused (default): image only if the tree is poor.
     #[serde(default)]
     pub mode: Mode,
-    /// Most node lines in the outline (default 150).
+    /// Most outline lines (default 150).
     #[serde(default)]
     pub max_lines: Option<usize>,
-    /// Deadline in milliseconds (default 8000, at most 60000).
+    /// Deadline, ms (default 8000, max 60000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+/// The structured result of `observe_ui` (and `navigate_browser`): the new state.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// The state.
+    #[serde(flatten)]
+    pub state: StateOut,
+    /// Node lines in the outline text.
+    pub outline_lines: usize,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -84,9 +94,11 @@ pub(crate) fn full_view(svc: &Service, state: &State, max_lines: Option<usize>) 
             outline.folded, state.id
         ));
     }
-    let mut structured = state_json(state);
-    structured["outlineLines"] = json!(outline.lines);
-    let mut r = ToolResult::ok(text, structured);
+    let structured = Output {
+        state: state_out(state),
+        outline_lines: outline.lines,
+    };
+    let mut r = ToolResult::ok(text, &structured);
     if let Some(img) = &state.image {
         r = r.with_image(&img.png);
     }

@@ -4,8 +4,7 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use uidriver_core::outline::quote;
 use uidriver_core::{Deadline, ElementRef, Error, StateId, TextSlice};
 
@@ -18,17 +17,31 @@ const MAX_LENGTH: u32 = 20_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The state the element belongs to.
+    /// State (sN).
     pub state_id: StateId,
-    /// The element.
+    /// Element (@eN).
     #[serde(rename = "ref")]
     pub target: ElementRef,
     /// First character (default 0).
     #[serde(default)]
     pub offset: Option<u32>,
-    /// Characters to read (default 4000, at most 20000).
+    /// Characters (default 4000, max 20000).
     #[serde(default)]
     pub length: Option<u32>,
+}
+
+/// The structured result of `read_text`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// The state the element belongs to.
+    pub state_id: StateId,
+    /// The element.
+    #[serde(rename = "ref")]
+    pub target: ElementRef,
+    /// The range read.
+    #[serde(flatten)]
+    pub slice: TextSlice,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -79,7 +92,11 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     }
     Ok(ToolResult::ok(
         text,
-        json!({ "stateId": state.id.to_string(), "ref": a.target.to_string(), "text": slice.text, "start": slice.start, "end": slice.end, "total": slice.total }),
+        &Output {
+            state_id: state.id,
+            target: a.target,
+            slice,
+        },
     ))
 }
 

@@ -1,11 +1,10 @@
 //! `search_ui`: ranked matches in a stored state. Cached: never enters a lane.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use uidriver_core::outline::describe;
 use uidriver_core::search::{path_of, search, Query};
-use uidriver_core::{Capability, ElementRef, Error, Role, StateId};
+use uidriver_core::{Capability, ElementRef, Error, Role, StateId, StateSet};
 
 use crate::{Service, ToolResult};
 
@@ -13,31 +12,31 @@ use crate::{Service, ToolResult};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The state to search.
+    /// State (sN).
     pub state_id: StateId,
-    /// Text to find in names, values, descriptions and OCR text (case-insensitive).
+    /// Text (case-insensitive; OCR text too).
     #[serde(default)]
     pub text: Option<String>,
-    /// Only these roles (one role, or a list).
+    /// Only these roles (one string works too).
     #[serde(default)]
+    #[schemars(with = "Option<Vec<Role>>")]
     pub role: Option<OneOrMany<Role>>,
-    /// Only elements with this capability (press, set-text, toggle, …).
+    /// Only elements that can do this.
     #[serde(default)]
     pub capability: Option<Capability>,
-    /// Only inside this element.
+    /// Only inside this element (@eN).
     #[serde(default)]
     pub scope_ref: Option<ElementRef>,
-    /// Include elements that are not showing (default false).
+    /// Include elements not showing.
     #[serde(default)]
     pub include_hidden: bool,
-    /// Most matches (default 20, at most 200).
+    /// Most matches (default 20, max 200).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Skip this many matches (for paging).
+    /// Skip this many (paging).
     #[serde(default)]
     pub offset: Option<usize>,
-    /// When a text query matches nothing, read the root's pixels once (OCR) and search again
-    /// in the successor state (default true).
+    /// No text match: OCR once, search again.
     #[serde(default = "yes")]
     pub ocr_fallback: bool,
 }
@@ -63,6 +62,42 @@ impl<T: Clone> OneOrMany<T> {
             OneOrMany::Many(v) => v.clone(),
         }
     }
+}
+
+/// One match of `search_ui`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Match {
+    /// The element.
+    #[serde(rename = "ref")]
+    pub target: ElementRef,
+    /// Its role.
+    pub role: Role,
+    /// Its name, when known.
+    pub name: Option<String>,
+    /// Its value, when known.
+    pub value: Option<String>,
+    /// Its state tokens.
+    pub states: StateSet,
+    /// Names of its ancestors, outermost first.
+    pub path: String,
+    /// Rank score (higher is better).
+    pub score: u32,
+    /// The field that matched.
+    pub field: String,
+}
+
+/// The structured result of `search_ui`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// The state searched (the OCR successor when the search read pixels).
+    pub state_id: StateId,
+    /// This page of matches, best first.
+    pub matches: Vec<Match>,
+    /// All matches.
+    pub total: usize,
+    /// The state that matched nothing before the OCR read.
+    pub ocr_from: Option<StateId>,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -129,22 +164,27 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             text.push_str(&format!("  ‹ {path}"));
         }
         text.push('\n');
-        matches.push(json!({
-            "ref": state.ref_of(m.index).to_string(),
-            "role": n.role,
-            "name": n.name.known(),
-            "value": n.value.known(),
-            "states": n.state_set(),
-            "path": path,
-            "score": m.score,
-            "field": m.field,
-        }));
+        matches.push(Match {
+            target: state.ref_of(m.index),
+            role: n.role,
+            name: n.name.known().cloned(),
+            value: n.value.known().cloned(),
+            states: n.state_set(),
+            path,
+            score: m.score,
+            field: m.field.to_string(),
+        });
     }
     if total == 0 {
         text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
     }
     Ok(ToolResult::ok(
         text,
-        json!({ "stateId": state.id.to_string(), "matches": matches, "total": total, "ocrFrom": escalated.map(|s| s.to_string()) }),
+        &Output {
+            state_id: state.id,
+            matches,
+            total,
+            ocr_from: escalated,
+        },
     ))
 }

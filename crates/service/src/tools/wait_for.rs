@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use uidriver_core::outline::describe;
 use uidriver_core::search::{search, Query};
 use uidriver_core::{Deadline, ElementRef, Error, ErrorCode, Expect, Role, RootRef, StateId};
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{state_header, state_json};
+use crate::render::{state_header, state_out, StateOut};
 use crate::{Service, ToolResult};
 
 /// Longest time between two checks when no event arrives.
@@ -22,33 +22,51 @@ const RECHECK: Duration = Duration::from_millis(1000);
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// The root to watch (or give stateId).
+    /// Root (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
-    /// A state of the root; needed when the condition names refs.
+    /// State of the root (for ref, scopeRef).
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// Text that must appear (case-insensitive substring of a name, value, description or OCR text).
+    /// Text that must appear (case-insensitive).
     #[serde(default)]
     pub text: Option<String>,
-    /// A role that must appear.
+    /// Role that must appear (search_ui's role list).
     #[serde(default)]
     pub role: Option<String>,
-    /// A value an element (ref, or any) must have.
+    /// Value that ref (or any element) must have.
     #[serde(default)]
     pub value: Option<String>,
-    /// Check this element.
+    /// Element (@eN) to check.
     #[serde(rename = "ref", default)]
     pub target: Option<ElementRef>,
     /// Only inside this element.
     #[serde(default)]
     pub scope_ref: Option<ElementRef>,
-    /// Wait for the condition to become false instead.
+    /// Wait until it is false instead.
     #[serde(default)]
     pub gone: bool,
-    /// Milliseconds to wait (default 10000, at most 120000).
+    /// ms to wait (default 10000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+/// The structured result of `wait_for`: the state where the condition held, or that the root
+/// closed (which satisfies a `gone` condition on the whole root).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// Always true (a timeout is an error).
+    pub met: bool,
+    /// The root closed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub root_closed: bool,
+    /// Observations made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<u32>,
+    /// The state where it held.
+    #[serde(flatten)]
+    pub state: Option<StateOut>,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
@@ -112,7 +130,12 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                         "{root} closed, so the condition ({}) holds",
                         expect.describe()
                     ),
-                    json!({ "met": true, "rootClosed": true }),
+                    &Output {
+                        met: true,
+                        root_closed: true,
+                        checks: None,
+                        state: None,
+                    },
                 ));
             }
             Err(e) => return Err(e),
@@ -156,10 +179,13 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                     ));
                 }
             }
-            let mut s = state_json(&state);
-            s["met"] = json!(true);
-            s["checks"] = json!(checks);
-            return Ok(ToolResult::ok(text, s));
+            let out = Output {
+                met: true,
+                root_closed: false,
+                checks: Some(checks),
+                state: Some(state_out(&state)),
+            };
+            return Ok(ToolResult::ok(text, &out));
         }
         last = Some(state.clone());
         if deadline.expired() {

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use serde_json::json;
 use uidriver_core::ErrorCode;
 use uidriver_service::TOOLS;
 
@@ -13,10 +12,7 @@ pub fn list(as_json: bool, markdown: bool) -> u8 {
     if markdown {
         let _ = write!(out, "{}", uidriver_service::tools_markdown());
     } else if as_json {
-        let tools: Vec<_> = TOOLS
-            .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "inputSchema": (t.schema)() }))
-            .collect();
+        let tools: Vec<_> = TOOLS.iter().map(|t| t.to_json()).collect();
         let _ = writeln!(
             out,
             "{}",
