@@ -39,4 +39,9 @@ if ! "$PY" -c "import mcp" 2>/dev/null; then
   log "installing the MCP Python SDK"
   "$PY" -m pip install -q mcp 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp
 fi
+# Fuzzing (docs/FUZZING.md) is opt-in: UIDRIVER_FUZZ=1 adds the nightly toolchain and cargo-fuzz.
+if [ "${UIDRIVER_FUZZ:-0}" = 1 ]; then
+  rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+  command -v cargo-fuzz >/dev/null || { log "installing cargo-fuzz"; cargo install -q cargo-fuzz; }
+fi
 log "ok"

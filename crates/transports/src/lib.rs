@@ -10,10 +10,13 @@
 //! - `client`: [`DaemonClient`], which starts the daemon when it is absent.
 //! - `protocol`: the JSON-lines messages on the socket.
 //! - `socket`: where the socket lives.
+//! - `fuzzing`: the byte-level entry of the `daemon_frames` fuzz target (hidden; `docs/FUZZING.md`).
 
 mod caller;
 mod client;
 mod daemon;
+#[doc(hidden)]
+pub mod fuzzing;
 mod mcp;
 mod mcp_http;
 mod protocol;
