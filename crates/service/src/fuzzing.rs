@@ -9,9 +9,9 @@ use uidriver_core::ErrorCode;
 
 use crate::tools::{check_args, TOOLS};
 
-/// Longest error message a refusal may carry: errors never echo long input back (a 100 kB
-/// text, a huge key name), so a caller's data cannot flood the model's context through them.
-pub const MAX_MESSAGE_BYTES: usize = 1024;
+/// Longest error message a refusal may carry, in characters: errors never echo long input
+/// back (a 100 kB text, a huge key name), so a caller's data cannot flood the model's context.
+pub const MAX_MESSAGE_CHARS: usize = 600;
 
 /// Byte 0 picks the tool (one value past the registry: an unknown tool name); the rest, when
 /// it is JSON, is the arguments. Panics only when a check breaks a rule: decoding panicked, a
@@ -29,9 +29,9 @@ pub fn tool_args(data: &[u8]) {
     if let Err(e) = check_args(tool, args) {
         assert_eq!(e.code, ErrorCode::InvalidArgs, "{tool}: {e:?}");
         assert!(
-            e.message.len() <= MAX_MESSAGE_BYTES,
-            "{tool}: a {}-byte message echoes the input",
-            e.message.len()
+            e.message.chars().count() <= MAX_MESSAGE_CHARS,
+            "{tool}: a {}-character message echoes the input",
+            e.message.chars().count()
         );
     }
 }
