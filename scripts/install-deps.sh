@@ -41,4 +41,9 @@ if ! "$PY" -c "import mcp, jsonschema" 2>/dev/null; then
   log "installing the MCP Python SDK and jsonschema"
   "$PY" -m pip install -q mcp jsonschema 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp jsonschema
 fi
+# Fuzzing (docs/FUZZING.md) is opt-in: UIDRIVER_FUZZ=1 adds the nightly toolchain and cargo-fuzz.
+if [ "${UIDRIVER_FUZZ:-0}" = 1 ]; then
+  rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+  command -v cargo-fuzz >/dev/null || { log "installing cargo-fuzz"; cargo install -q cargo-fuzz; }
+fi
 log "ok"

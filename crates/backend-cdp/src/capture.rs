@@ -61,7 +61,7 @@ pub async fn capture(page: &Page, headless: bool, deadline: Deadline) -> CdpResu
 
 /// Standard base64 (with padding) to bytes; None on a bad character. CDP sends screenshots
 /// this way; one small decoder saves a dependency.
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     fn val(c: u8) -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',

@@ -20,9 +20,9 @@ use uidriver_core::Deadline;
 use crate::error::{CdpError, CdpResult};
 use crate::protocol::{Command, Event, Incoming, ProtocolError, Request};
 
-type Reply = Result<Option<Box<RawValue>>, ProtocolError>;
+pub(crate) type Reply = Result<Option<Box<RawValue>>, ProtocolError>;
 // A std mutex: it is held only to insert or remove one map entry, never across an await.
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Reply>>>>;
+pub(crate) type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Reply>>>>;
 
 /// A connection to one browser's DevTools endpoint.
 pub struct Client {
@@ -176,7 +176,9 @@ impl Client {
     }
 }
 
-fn route(text: &str, pending: &Pending, events: &broadcast::Sender<Arc<Event>>) {
+/// Routes one text frame: a reply to its waiter, an event to the subscribers; anything else is
+/// dropped (fuzzed: the `cdp_message` target, `docs/FUZZING.md`).
+pub(crate) fn route(text: &str, pending: &Pending, events: &broadcast::Sender<Arc<Event>>) {
     let msg: Incoming = match serde_json::from_str(text) {
         Ok(m) => m,
         Err(e) => {

@@ -152,8 +152,9 @@ type Row = (
     Option<[Option<f64>; 4]>, // numeric: current, min, max, step
 );
 
+/// The walker's output (one JSON text).
 #[derive(Deserialize)]
-struct WalkOut {
+pub(crate) struct WalkOut {
     #[serde(default)]
     gone: bool,
     #[serde(default)]
@@ -161,7 +162,7 @@ struct WalkOut {
     #[serde(default)]
     ms: f64,
     #[serde(default)]
-    vp: Option<[f64; 9]>,
+    pub(crate) vp: Option<[f64; 9]>,
     #[serde(default)]
     nodes: Vec<Row>,
     #[serde(default)]
@@ -287,7 +288,7 @@ pub(crate) async fn viewport(
     Ok(Viewport::from_vp(&vp, headless))
 }
 
-fn cross_origin(n: &Node) -> bool {
+pub(crate) fn cross_origin(n: &Node) -> bool {
     n.truncated
         .as_ref()
         .is_some_and(|t| t.reason.starts_with("cross-origin"))
@@ -411,16 +412,33 @@ async fn read_frame(
         },
     );
     let off = (owner_offset.0 + origin.0, owner_offset.1 + origin.1);
-    let mut child = build(&out, &top_vp.shifted(off, &out));
-    // The frame's document is not the page's focus unless something in it is.
-    if let Evidence::Known(s) = &mut child.nodes[0].states {
-        s.remove(StateFlag::Focused);
-    }
+    let child = frame_document(&out, &top_vp.shifted(off, &out))?;
     Ok(Some((frame, off, child)))
 }
 
-/// Appends `child` under node `owner` (the caller restores pre-order).
-fn graft(snap: &mut Snapshot, owner: usize, child: Snapshot) {
+/// The snapshot of a frame's walk, to graft under its owner. The walk is the frame's data: a
+/// document that gave no rows is an error (the owner keeps its truncation, saying so), never
+/// an index into nothing.
+pub(crate) fn frame_document(out: &WalkOut, vp: &Viewport) -> CdpResult<Snapshot> {
+    let mut child = build(out, vp);
+    let Some(doc) = child.nodes.first_mut() else {
+        return Err(CdpError::PageScript(
+            "the frame's document gave no nodes".into(),
+        ));
+    };
+    // The frame's document is not the page's focus unless something in it is.
+    if let Evidence::Known(s) = &mut doc.states {
+        s.remove(StateFlag::Focused);
+    }
+    Ok(child)
+}
+
+/// Appends `child` under node `owner` (the caller restores pre-order). An empty `child` or an
+/// `owner` outside `snap` changes nothing.
+pub(crate) fn graft(snap: &mut Snapshot, owner: usize, child: Snapshot) {
+    if child.nodes.is_empty() || owner >= snap.nodes.len() {
+        return;
+    }
     let base = snap.nodes.len();
     for mut n in child.nodes {
         n.parent = Some(n.parent.map_or(owner, |p| p + base));
@@ -451,7 +469,8 @@ fn summarize(snap: &mut Snapshot) {
     }
 }
 
-fn build(out: &WalkOut, vp: &Viewport) -> Snapshot {
+/// The page's snapshot from the walker's rows.
+pub(crate) fn build(out: &WalkOut, vp: &Viewport) -> Snapshot {
     let n = out.nodes.len();
     let mut nodes: Vec<Node> = Vec::with_capacity(n);
     for (i, r) in out.nodes.iter().enumerate() {
@@ -604,5 +623,24 @@ mod tests {
         assert!(!s.nodes[2].caps.contains(Capability::Click));
         assert_eq!(s.nodes[3].numeric.unwrap().max, 10.0);
         assert_eq!(s.nodes[1].handle, "cdp:n1:2");
+    }
+
+    /// Issue 14: a frame whose walk returned no rows panicked indexing `child.nodes[0]`.
+    #[test]
+    fn a_frame_walk_without_nodes_is_an_error_not_a_panic() {
+        let out: WalkOut = serde_json::from_str(r#"{"nonce":"f1","nodes":[]}"#).unwrap();
+        let vp = Viewport::from_vp(&[0.0; 9], true);
+        assert!(matches!(
+            frame_document(&out, &vp),
+            Err(CdpError::PageScript(_))
+        ));
+        // And grafting an empty document under an owner leaves the page as it was.
+        let json = r##"{"nonce":"n1","nodes":[["1",-1,"document","#document","T",null,0,0,0,0,8,6,"",0,"",null]]}"##;
+        let top: WalkOut = serde_json::from_str(json).unwrap();
+        let mut snap = build(&top, &vp);
+        graft(&mut snap, 0, Snapshot::default());
+        graft(&mut snap, 7, build(&top, &vp));
+        assert_eq!(snap.nodes.len(), 1);
+        snap.into_preorder().check().unwrap();
     }
 }

@@ -24,6 +24,7 @@
 //! - `act`: running steps with grounding, delivery and verification; pointer steps.
 //! - `edit`: the steps that change text, values and states (setText … setValue).
 //! - `error`: [`CdpError`] and its one mapping to core's error codes.
+//! - `fuzzing`: the byte-level entry of the `cdp_message` fuzz target (hidden; `docs/FUZZING.md`).
 //!
 //! [`Snapshot`]: uidriver_core::Snapshot
 
@@ -36,6 +37,8 @@ mod edit;
 mod error;
 mod extract;
 mod frames;
+#[doc(hidden)]
+pub mod fuzzing;
 mod input;
 mod launch;
 mod page;

@@ -36,6 +36,7 @@
 //! - `mapping`: AT-SPI roles, states and interfaces into core's vocabulary.
 //! - `procfs`: process start times and names.
 //! - `error`: [`LinuxError`] and its one mapping into core's catalogue.
+//! - `fuzzing`: the byte-level entry of the `getitems` fuzz target (hidden; `docs/FUZZING.md`).
 
 mod act;
 mod atspi;
@@ -43,6 +44,8 @@ mod clipboard;
 mod details;
 pub mod doctor;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod lease;
 mod mapping;
 mod observe;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::ids::ElementRef;
+use crate::outline::quote;
 
 /// Most steps one `act_ui` call may carry.
 pub const MAX_STEPS: usize = 20;
@@ -248,6 +249,10 @@ pub const NAMED_KEYS: &[&str] = &[
     "minus",
 ];
 
+/// Characters of a caller's chord an error shows: enough to recognise it, never an echo of a
+/// long or binary input (issue 14: a chord of 130 control characters made a 1.6 kB message).
+const SHOWN_CHARS: usize = 32;
+
 impl KeyChord {
     /// Parses `ctrl+s`, `shift+Tab`, `F2`, `ctrl+plus`, `+`.
     pub fn parse(s: &str) -> std::result::Result<KeyChord, String> {
@@ -279,12 +284,18 @@ impl KeyChord {
                     "shift" => chord.shift = true,
                     "alt" => chord.alt = true,
                     "super" | "meta" | "cmd" | "win" => chord.super_ = true,
-                    other => return Err(format!("unknown modifier {other:?} in {s:?}")),
+                    other => {
+                        return Err(format!(
+                            "unknown modifier {} in {}",
+                            quote(other, SHOWN_CHARS),
+                            quote(s, SHOWN_CHARS)
+                        ))
+                    }
                 }
             }
         }
         if key.is_empty() {
-            return Err(format!("chord {s:?} has no key"));
+            return Err(format!("chord {} has no key", quote(s, SHOWN_CHARS)));
         }
         if key.chars().count() == 1 {
             chord.key = key.to_string();
@@ -296,7 +307,8 @@ impl KeyChord {
             };
         } else {
             return Err(format!(
-                "unknown key {key:?}; use one character or one of {}",
+                "unknown key {}; use one character or one of {}",
+                quote(key, SHOWN_CHARS),
                 NAMED_KEYS.join(", ")
             ));
         }
@@ -795,5 +807,17 @@ mod tests {
         assert!(KeyChord::parse("hyper+x").is_err());
         assert!(KeyChord::parse("ctrl+").is_err());
         assert!(KeyChord::parse("Fooo").is_err());
+    }
+
+    /// Issue 14 (found by the `tool_args` fuzz target, kept in
+    /// `fuzz/regressions/tool_args/act_ui-long-chord-message`): an unknown chord was echoed
+    /// whole, twice, escaped, so 130 control characters made a 1.6 kB error.
+    #[test]
+    fn chord_errors_do_not_echo_long_input() {
+        let long = format!("ct{}rl+'s", "\u{7f}".repeat(500));
+        for chord in [long.clone(), format!("{long}+"), "x".repeat(5000)] {
+            let e = KeyChord::parse(&chord).unwrap_err();
+            assert!(e.len() < 800, "{} bytes: {e}", e.len());
+        }
     }
 }

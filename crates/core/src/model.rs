@@ -87,26 +87,39 @@ impl Bounds {
     }
     /// The centre point.
     pub fn center(&self) -> (i32, i32) {
-        (self.x + self.width / 2, self.y + self.height / 2)
+        (
+            self.x.saturating_add(self.width / 2),
+            self.y.saturating_add(self.height / 2),
+        )
+    }
+    /// The right edge (exclusive). Saturating, as in every method here: rectangles come from
+    /// apps and pages, and an extent of `i32::MAX` must not overflow.
+    fn right(&self) -> i32 {
+        self.x.saturating_add(self.width)
+    }
+    /// The bottom edge (exclusive).
+    fn bottom(&self) -> i32 {
+        self.y.saturating_add(self.height)
     }
     /// Whether a point lies inside.
     pub fn contains(&self, x: i32, y: i32) -> bool {
-        x >= self.x && y >= self.y && x < self.x + self.width && y < self.y + self.height
+        x >= self.x && y >= self.y && x < self.right() && y < self.bottom()
     }
     /// Whether `other` lies entirely inside (with `slack` pixels of tolerance).
     pub fn encloses(&self, other: &Bounds, slack: i32) -> bool {
-        other.x >= self.x - slack
-            && other.y >= self.y - slack
-            && other.x + other.width <= self.x + self.width + slack
-            && other.y + other.height <= self.y + self.height + slack
+        other.x >= self.x.saturating_sub(slack)
+            && other.y >= self.y.saturating_sub(slack)
+            && other.right() <= self.right().saturating_add(slack)
+            && other.bottom() <= self.bottom().saturating_add(slack)
     }
     /// The overlapping part, if any.
     pub fn intersect(&self, other: &Bounds) -> Option<Bounds> {
         let x0 = self.x.max(other.x);
         let y0 = self.y.max(other.y);
-        let x1 = (self.x + self.width).min(other.x + other.width);
-        let y1 = (self.y + self.height).min(other.y + other.height);
-        (x1 > x0 && y1 > y0).then(|| Bounds::new(x0, y0, x1 - x0, y1 - y0))
+        let x1 = self.right().min(other.right());
+        let y1 = self.bottom().min(other.bottom());
+        (x1 > x0 && y1 > y0)
+            .then(|| Bounds::new(x0, y0, x1.saturating_sub(x0), y1.saturating_sub(y0)))
     }
 }
 
@@ -399,7 +412,18 @@ impl Snapshot {
     }
     /// A copy where the subtree at `at` is replaced by `sub` (whose node 0 is the new `at`).
     /// Used when a truncated region is read again; the result is in pre-order.
-    pub fn graft(&self, at: usize, sub: &Snapshot) -> Snapshot {
+    ///
+    /// `sub` comes from a backend, so it is checked first: an empty or malformed region is an
+    /// error (saying which), never a panic or a tree whose links lie.
+    ///
+    /// # Errors
+    /// When `at` is not a node of this tree, or either tree fails [`Snapshot::check`].
+    pub fn graft(&self, at: usize, sub: &Snapshot) -> Result<Snapshot, String> {
+        if at >= self.nodes.len() {
+            return Err(format!("node {at} is not in the tree"));
+        }
+        self.check().map_err(|why| format!("the tree: {why}"))?;
+        sub.check().map_err(|why| format!("the region: {why}"))?;
         let mut out = Snapshot {
             nodes: Vec::with_capacity(self.nodes.len() + sub.nodes.len()),
             complete: self.complete && sub.complete,
@@ -455,7 +479,7 @@ impl Snapshot {
         if at == 0 {
             out.nodes[0].parent = None;
         }
-        out
+        Ok(out)
     }
 
     /// Renumbers the nodes into pre-order (each subtree contiguous, children in their order)
@@ -463,46 +487,66 @@ impl Snapshot {
     /// Nodes not reachable from node 0 are dropped.
     pub fn into_preorder(mut self) -> Snapshot {
         let n = self.nodes.len();
-        let mut order = Vec::with_capacity(n);
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
-            if i >= n {
-                continue;
-            }
-            order.push(i);
-            stack.extend(self.nodes[i].children.iter().rev().copied());
-        }
-        if n == 0 || order.iter().enumerate().all(|(k, &i)| k == i) && order.len() == n {
+        if n == 0 {
             return self;
         }
-        let mut new_of = vec![usize::MAX; n];
-        for (k, &i) in order.iter().enumerate() {
-            new_of[i] = k;
+        // (old index, parent's new index) in visiting order. Each node is taken once, under the
+        // first parent that lists it, and links are rebuilt from the walk: a backend's tree
+        // with a cycle, a shared child or an index out of range gives a valid tree, not a loop
+        // or a panic.
+        let mut seen = vec![false; n];
+        let mut order: Vec<(usize, Option<usize>)> = Vec::with_capacity(n);
+        let mut stack = vec![(0usize, None)];
+        while let Some((i, parent)) = stack.pop() {
+            if i >= n || seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            let me = order.len();
+            order.push((i, parent));
+            stack.extend(self.nodes[i].children.iter().rev().map(|&c| (c, Some(me))));
         }
         let mut old: Vec<Option<Node>> = std::mem::take(&mut self.nodes)
             .into_iter()
             .map(Some)
             .collect();
-        self.nodes = order
-            .iter()
-            .filter_map(|&i| {
-                let mut node = old[i].take()?;
-                node.parent = node.parent.map(|p| new_of[p]);
-                node.children = node
-                    .children
-                    .iter()
-                    .map(|&c| new_of[c])
-                    .filter(|&c| c != usize::MAX)
-                    .collect();
-                Some(node)
-            })
-            .collect();
+        let mut out: Vec<Node> = Vec::with_capacity(order.len());
+        for (i, parent) in order {
+            // Always Some: `seen` let each index into `order` once.
+            let Some(mut node) = old[i].take() else {
+                continue;
+            };
+            node.parent = parent;
+            node.children.clear();
+            if let Some(p) = parent {
+                let me = out.len();
+                out[p].children.push(me);
+            }
+            out.push(node);
+        }
+        self.nodes = out;
         self
     }
 
-    /// Checks structural invariants (parents precede children, links agree). Used by tests and
-    /// debug builds to catch a backend that builds a broken tree.
+    /// Checks structural invariants (a root node, parents precede children, links agree, no
+    /// child listed twice). The service refuses a backend's tree that fails it, so code after
+    /// that may index a checked tree by its links.
+    ///
+    /// # Errors
+    /// The first broken invariant, in words.
     pub fn check(&self) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("no root node".into());
+        }
+        let links: usize = self.nodes.iter().map(|n| n.children.len()).sum();
+        if links != self.nodes.len() - 1 {
+            // Every other node is in its parent's list (checked below), so more links than
+            // nodes means a child listed twice: walking the tree would visit it twice.
+            return Err(format!(
+                "{links} child links for {} nodes",
+                self.nodes.len()
+            ));
+        }
         for (i, n) in self.nodes.iter().enumerate() {
             if i == 0 && n.parent.is_some() {
                 return Err("root has a parent".into());
@@ -587,5 +631,78 @@ mod tests {
         let out = snap.into_preorder();
         assert_eq!(out.nodes.len(), 2);
         assert_eq!(out.nodes[1].parent, Some(0));
+    }
+
+    fn tree() -> Snapshot {
+        Snapshot {
+            nodes: vec![
+                node("root", None, &[1, 2]),
+                node("a", Some(0), &[]),
+                node("b", Some(0), &[]),
+            ],
+            ..Snapshot::default()
+        }
+    }
+
+    /// Issue 14: `graft` indexed `sub.nodes[0]` of the region a backend returned, so an empty
+    /// region panicked (and a region whose links lie panicked or built a lying tree).
+    #[test]
+    fn graft_refuses_an_empty_or_malformed_region() {
+        let old = tree();
+        let err = old.graft(1, &Snapshot::default()).unwrap_err();
+        assert!(err.contains("no root node"), "{err}");
+        let lying = Snapshot {
+            nodes: vec![node("x", None, &[5])],
+            ..Snapshot::default()
+        };
+        assert!(old.graft(1, &lying).is_err());
+        assert!(old.graft(9, &tree()).is_err());
+        let ok = old.graft(1, &tree()).expect("a good region grafts");
+        ok.check().expect("well formed");
+        assert_eq!(ok.nodes.len(), 5);
+    }
+
+    /// A backend that lists a child twice (or links a cycle) must not make `into_preorder`
+    /// loop, index out of range, or return a tree with lying links.
+    #[test]
+    fn into_preorder_survives_cycles_shared_children_and_bad_indices() {
+        let snap = Snapshot {
+            nodes: vec![
+                node("root", None, &[1, 1, 9]),
+                node("a", Some(7), &[0, 2]),
+                node("b", Some(1), &[1]),
+                node("orphan", None, &[]),
+            ],
+            ..Snapshot::default()
+        };
+        let out = snap.into_preorder();
+        out.check().expect("well formed");
+        let names: Vec<&str> = out.nodes.iter().map(|n| n.handle.as_str()).collect();
+        assert_eq!(names, ["root", "a", "b"]);
+    }
+
+    #[test]
+    fn check_refuses_an_empty_tree_and_a_child_listed_twice() {
+        assert!(Snapshot::default().check().is_err());
+        let twice = Snapshot {
+            nodes: vec![node("root", None, &[1, 1]), node("a", Some(0), &[])],
+            ..Snapshot::default()
+        };
+        assert!(twice.check().is_err());
+        tree().check().expect("well formed");
+    }
+
+    /// Rectangles come from apps and pages: extents at the edge of `i32` must not overflow.
+    #[test]
+    fn bounds_arithmetic_saturates_on_extreme_extents() {
+        let huge = Bounds::new(i32::MAX - 1, i32::MAX - 1, i32::MAX, i32::MAX);
+        let small = Bounds::new(0, 0, 10, 10);
+        assert_eq!(huge.center(), (i32::MAX, i32::MAX));
+        assert!(huge.contains(i32::MAX - 1, i32::MAX - 1));
+        assert!(!small.encloses(&huge, 4));
+        assert!(huge.encloses(&Bounds::new(i32::MAX - 1, i32::MAX - 1, 1, 1), i32::MAX));
+        assert_eq!(huge.intersect(&small), None);
+        let neg = Bounds::new(i32::MIN, i32::MIN, i32::MAX, i32::MAX);
+        assert!(neg.intersect(&Bounds::new(-5, -5, 3, 3)).is_some());
     }
 }

@@ -523,3 +523,28 @@ impl Backend for MemoryBackend {
         })
     }
 }
+
+/// Runs `run` on every kept input of the fuzz target `target`: the seeds in
+/// `fuzz/corpus/<target>/` and the inputs that once crashed it in `fuzz/regressions/<target>/`
+/// (`docs/FUZZING.md`). `manifest_dir` is the calling crate's `CARGO_MANIFEST_DIR`. Returns how
+/// many inputs ran; a missing directory counts none.
+///
+/// # Panics
+/// When an input cannot be read, or `run` panics on one (the file is named on stderr first).
+pub fn replay_kept_inputs(manifest_dir: &str, target: &str, run: fn(&[u8])) -> usize {
+    let fuzz = std::path::Path::new(manifest_dir).join("../../fuzz");
+    let mut n = 0;
+    for dir in ["corpus", "regressions"] {
+        let Ok(entries) = std::fs::read_dir(fuzz.join(dir).join(target)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let data = std::fs::read(e.path())
+                .unwrap_or_else(|err| panic!("reading {}: {err}", e.path().display()));
+            eprintln!("replaying {}", e.path().display());
+            run(&data);
+            n += 1;
+        }
+    }
+    n
+}

@@ -5,6 +5,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use uidriver_core::Error;
 
+/// Characters of a field path an error shows.
+const MAX_PATH_CHARS: usize = 80;
+
 /// Decodes `args` into `T`; unknown fields and wrong types are rejected naming the field.
 pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     let args = match args {
@@ -19,8 +22,14 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, Error> {
     };
     serde_path_to_error::deserialize::<_, T>(args).map_err(|e| {
         let path = e.path().to_string();
+        // The path holds the caller's keys (an unknown field's name): shown shortened, like
+        // the message (issue 14: the `tool_args` fuzz target found a 1 kB key echoed whole).
         let field = if path == "." || path.is_empty() {
             "arguments".to_string()
+        } else if path.chars().count() > MAX_PATH_CHARS {
+            let mut p: String = path.chars().take(MAX_PATH_CHARS).collect();
+            p.push('…');
+            p
         } else {
             path
         };

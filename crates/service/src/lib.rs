@@ -10,10 +10,13 @@
 //! - `schema`: compact JSON Schemas of tool arguments and results, generated from their types.
 //! - `result`: [`ToolResult`], the one value every transport carries.
 //! - `ids_file`: id counters persisted across daemon restarts.
+//! - `fuzzing`: the byte-level entry of the `tool_args` fuzz target (hidden; see `docs/FUZZING.md`).
 #![warn(missing_docs)]
 
 mod args;
 mod forest;
+#[doc(hidden)]
+pub mod fuzzing;
 mod ids_file;
 mod look;
 mod pixels;

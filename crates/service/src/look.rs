@@ -67,13 +67,6 @@ impl Service {
         if pixels && spec.mode == Mode::Fused && spec.info.has_tree {
             snapshot = run_observe(backend.as_ref(), spec.info, true, deadline).await?;
         }
-        // A malformed tree would make refs and diffs lie; refuse it rather than store it.
-        if let Err(why) = snapshot.check() {
-            return Err(Error::internal(format!(
-                "the {} backend returned a malformed tree ({why})",
-                spec.info.backend
-            )));
-        }
         let (image, ocr) = if pixels {
             self.gather_pixels(backend.as_ref(), spec.info, &mut snapshot, deadline)
                 .await
@@ -179,16 +172,30 @@ async fn run_observe(
         bounds,
         ..ObserveRequest::default()
     };
-    match tokio::time::timeout(deadline.remaining(), backend.observe(info, &req, deadline)).await {
-        Ok(r) => r,
-        Err(_) => Err(Error::new(
-            uidriver_core::ErrorCode::AppUnresponsive,
-            format!(
-                "{} did not finish describing {:?} before the deadline",
-                info.app, info.title
-            ),
-        )),
+    let snapshot =
+        match tokio::time::timeout(deadline.remaining(), backend.observe(info, &req, deadline))
+            .await
+        {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(Error::new(
+                    uidriver_core::ErrorCode::AppUnresponsive,
+                    format!(
+                        "{} did not finish describing {:?} before the deadline",
+                        info.app, info.title
+                    ),
+                ))
+            }
+        };
+    // Every stored tree passed this check, so code reading a state may follow its links. A
+    // malformed (or empty) tree would make refs and diffs lie, or index past the end: refuse it.
+    if let Err(why) = snapshot.check() {
+        return Err(Error::internal(format!(
+            "the {} backend returned a malformed tree ({why})",
+            info.backend
+        )));
     }
+    Ok(snapshot)
 }
 
 /// A window without an accessibility tree: one node for the window itself, so the state has a

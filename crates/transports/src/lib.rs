@@ -12,11 +12,14 @@
 //!   id of a refused frame so it can be answered.
 //! - `protocol`: the JSON-lines messages on the socket.
 //! - `socket`: where the socket lives.
+//! - `fuzzing`: the byte-level entry of the `daemon_frames` fuzz target (hidden; `docs/FUZZING.md`).
 
 mod caller;
 mod client;
 mod daemon;
 mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 mod mcp;
 mod mcp_http;
 mod protocol;

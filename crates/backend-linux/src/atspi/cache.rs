@@ -73,7 +73,7 @@ pub(crate) async fn get_items(
 }
 
 /// `a((so)(so)(so)iiassusau)` as zvariant reads it.
-type OwnedWireItem = (
+pub(crate) type OwnedWireItem = (
     WireRef,
     WireRef,
     WireRef,
@@ -107,8 +107,8 @@ impl From<OwnedWireItem> for CacheItem {
 
 /// Reads the D-Bus marshalling of `a((so)(so)(so)iiassusau)` from `bytes`, which start at
 /// offset `base` of their message (alignment counts from the message start). `None` on
-/// anything unexpected, never a panic.
-fn decode(bytes: &[u8], base: usize, little: bool) -> Option<Vec<CacheItem>> {
+/// anything unexpected, never a panic (fuzzed: the `getitems` target, `docs/FUZZING.md`).
+pub(crate) fn decode(bytes: &[u8], base: usize, little: bool) -> Option<Vec<CacheItem>> {
     let mut r = Wire {
         bytes,
         pos: 0,

@@ -16,7 +16,7 @@ use uidriver_core::action::validate_steps;
 use uidriver_core::diff::{diff, full_view_reason, render_diff};
 use uidriver_core::{
     ActRequest, Deadline, Delivery, Error, ErrorCode, Expect, ExpectVerdict, Outcome, RawStep,
-    RootInfo, RootKind, RootRef, State, StateId, StepReport,
+    RootInfo, RootKind, RootRef, State, StateId, Step, StepReport,
 };
 
 use crate::forest::Listed;
@@ -120,16 +120,24 @@ pub struct DiffCounts {
     pub updated: usize,
 }
 
-pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+/// The checks that need no state: every step, the postcondition, the deadline. The validated
+/// steps, and the deadline asked for (None: the service's default).
+pub(crate) fn check(a: &Args) -> Result<(Vec<Step>, Option<Duration>), Error> {
     let steps = validate_steps(&a.actions)?;
     if let Some(e) = &a.expect {
         e.validate()?;
     }
     let timeout = match a.timeout_ms {
         Some(t) if t > 120_000 => return Err(Error::invalid("timeoutMs", "at most 120000")),
-        Some(t) => Duration::from_millis(t.max(500)),
-        None => svc.config.act_timeout,
+        Some(t) => Some(Duration::from_millis(t.max(500))),
+        None => None,
     };
+    Ok((steps, timeout))
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let (steps, timeout) = check(&a)?;
+    let timeout = timeout.unwrap_or(svc.config.act_timeout);
     let base = svc.store.get(a.state_id)?;
     for (i, s) in steps.iter().enumerate() {
         for r in s.refs() {

@@ -301,7 +301,7 @@ fn parse_frame(svc: &Service, id: &str) -> Result<Arc<Frame>, Error> {
 type Plan = (Vec<ScreenInput>, Vec<(i32, i32)>);
 
 /// Validates every event and maps image pixels to screen pixels; nothing is sent yet.
-fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<Plan, Error> {
+pub(crate) fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<Plan, Error> {
     if actions.len() > 50 {
         return Err(Error::invalid("actions", "at most 50 events"));
     }

@@ -115,7 +115,12 @@ async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc
             "reading the region timed out",
         )
     })??;
-    let mut snapshot = state.snapshot.graft(at, &sub);
+    let mut snapshot = state.snapshot.graft(at, &sub).map_err(|why| {
+        Error::internal(format!(
+            "the {} backend returned a malformed region ({why})",
+            state.root_info.backend
+        ))
+    })?;
     snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
     let next = State::build(NewState {
         id: svc.store.allocate(),

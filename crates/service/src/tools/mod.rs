@@ -321,6 +321,41 @@ fn type_of(p: &Value) -> String {
     "any".into()
 }
 
+/// Decodes a tool's arguments and makes the checks the tool makes before any live work (steps,
+/// postconditions, desktop events), without a service: what a caller's JSON can reach before a
+/// backend is involved; [`crate::fuzzing::tool_args`] drives it with arbitrary input.
+pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
+    match tool {
+        "find_roots" => decode::<find_roots::Args>(args).map(drop),
+        "observe_ui" => decode::<observe_ui::Args>(args).map(drop),
+        "search_ui" => decode::<search_ui::Args>(args).map(drop),
+        "expand_ui" => decode::<expand_ui::Args>(args).map(drop),
+        "inspect_ui" => decode::<inspect_ui::Args>(args).map(drop),
+        "act_ui" => act_ui::check(&decode(args)?).map(drop),
+        "read_text" => decode::<read_text::Args>(args).map(drop),
+        "wait_for" => wait_for::expect_of(&decode(args)?).map(drop),
+        "launch_browser" => decode::<browser::LaunchArgs>(args).map(drop),
+        "navigate_browser" => decode::<browser::NavigateArgs>(args).map(drop),
+        "evaluate_browser" => decode::<browser::EvaluateArgs>(args).map(drop),
+        "desktop_screenshot" => decode::<desktop::ScreenshotArgs>(args).map(drop),
+        "desktop_input" => {
+            desktop::plan(&decode::<desktop::InputArgs>(args)?.actions, None).map(drop)
+        }
+        other => Err(unknown_tool(other)),
+    }
+}
+
+fn unknown_tool(name: &str) -> Error {
+    Error::invalid(
+        "tool",
+        format!(
+            "unknown tool {:?}; expected one of {}",
+            name.chars().take(40).collect::<String>(),
+            TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        ),
+    )
+}
+
 /// Runs a tool by name.
 pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<ToolResult, Error> {
     match tool {
@@ -337,13 +372,6 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
         "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
         "desktop_input" => desktop::input(svc, decode(args)?).await,
-        other => Err(Error::invalid(
-            "tool",
-            format!(
-                "unknown tool {:?}; expected one of {}",
-                other.chars().take(40).collect::<String>(),
-                TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
-            ),
-        )),
+        other => Err(unknown_tool(other)),
     }
 }

@@ -69,11 +69,8 @@ pub struct Output {
     pub state: Option<StateOut>,
 }
 
-pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
-    let timeout = a.timeout_ms.unwrap_or(10_000);
-    if timeout > 120_000 {
-        return Err(Error::invalid("timeoutMs", "at most 120000"));
-    }
+/// The condition waited for, checked.
+pub(crate) fn expect_of(a: &Args) -> Result<Expect, Error> {
     let expect = Expect {
         text: a.text.clone(),
         role: a.role.clone(),
@@ -84,6 +81,15 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         timeout_ms: None,
     };
     expect.validate()?;
+    Ok(expect)
+}
+
+pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
+    let timeout = a.timeout_ms.unwrap_or(10_000);
+    if timeout > 120_000 {
+        return Err(Error::invalid("timeoutMs", "at most 120000"));
+    }
+    let expect = expect_of(&a)?;
     let base = a.state_id.map(|s| svc.store.get(s)).transpose()?;
     if (a.target.is_some() || a.scope_ref.is_some()) && base.is_none() {
         return Err(Error::invalid(
