@@ -1,0 +1,212 @@
+"""The scripted solutions' agent helper: talks to `uidriver mcp` over stdio with the official MCP
+Python SDK, exactly as an agent would, and counts what the tools return to it (calls, characters
+of text, images) into $UIDRIVER_TASK_STATS for the runner's report.
+
+Solutions find elements by role, name and text (find_roots, observe_ui, search_ui); they never
+use stored coordinates or indices. A solution is a coroutine `solve(ui)` passed to `run`:
+
+    from uitask import run
+
+    async def solve(ui):
+        state = await ui.observe(app="mousepad")
+        editor = await ui.find(state, role="text", capability="set-text")
+        state = await ui.act(state, [{"action": "typeText", "ref": editor["ref"], "text": "hi"}])
+
+    run(solve)
+
+`ui.done()` / `ui.infeasible()` write the agent's verdict to $UIDRIVER_TASK_RESULT.
+"""
+import asyncio
+import json
+import os
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+class ToolError(Exception):
+    """A tool answered with isError; `code` is the catalogued error code."""
+
+    def __init__(self, tool, code, message):
+        super().__init__(f"{tool}: {code}: {message}")
+        self.code = code
+
+
+class NotFound(Exception):
+    """What a solution looked for is not on screen."""
+
+
+class UI:
+    def __init__(self, session):
+        self.session = session
+        self.calls = 0
+        self.text_chars = 0
+        self.images = 0
+        self.task = {}
+
+    # --- raw calls -------------------------------------------------------------------------
+    async def call(self, tool, args=None, check=True):
+        """One tool call; returns the structured content (raises ToolError on isError)."""
+        self.calls += 1
+        r = await asyncio.wait_for(self.session.call_tool(tool, args or {}), 150)
+        text = ""
+        for c in r.content:
+            if c.type == "text":
+                self.text_chars += len(c.text)
+                text += c.text
+            elif c.type == "image":
+                self.images += 1
+        sc = dict(r.structured_content or {})
+        sc["_text"] = text
+        log(f"{tool} {json.dumps(args)[:300]} -> {text[:600]!r}")
+        if r.is_error and check:
+            err = sc.get("error", {})
+            raise ToolError(tool, err.get("code"), err.get("message", text))
+        return sc
+
+    # --- finding things ----------------------------------------------------------------------
+    async def roots(self, timeout=15, **filters):
+        """find_roots with filters, retried until at least one root matches."""
+        deadline = time.monotonic() + timeout
+        while True:
+            r = await self.call("find_roots", filters)
+            if r.get("roots"):
+                return r["roots"]
+            if time.monotonic() > deadline:
+                raise NotFound(f"no root matches {filters}")
+            await asyncio.sleep(0.5)
+
+    async def root(self, timeout=15, **filters):
+        """The best-ranked root matching the filters (app, text, kind, pid)."""
+        return (await self.roots(timeout=timeout, **filters))[0]["ref"]
+
+    async def observe(self, root=None, timeout=15, **filters):
+        """A new state of a root (given, or the first one matching the filters)."""
+        if root is None:
+            root = await self.root(timeout=timeout, **filters)
+        return await self.call("observe_ui", {"root": root, "mode": "semantic", "maxLines": 60})
+
+    async def search(self, state, **query):
+        """search_ui in a state: a list of matches (ref, role, name, value, states)."""
+        q = {"stateId": state["stateId"], **query}
+        return (await self.call("search_ui", q)).get("matches", [])
+
+    async def find(self, state, **query):
+        """The best match of search_ui; raises NotFound when there is none."""
+        m = await self.search(state, **query)
+        if not m:
+            raise NotFound(f"nothing matches {query} in {state['stateId']}")
+        return m[0]
+
+    async def find_named(self, state, name, exact=True, **query):
+        """The first match whose name equals `name` (case-insensitive), or contains it."""
+        for m in await self.search(state, text=name, limit=50, **query):
+            n = (m.get("name") or "").replace("_", "").strip().lower()
+            if (n == name.lower()) if exact else (name.lower() in n):
+                return m
+        raise NotFound(f"no element named {name!r} with {query} in {state['stateId']}")
+
+    async def field_after(self, state, label, roles=("text", "password-text", "spin-button")):
+        """The ref of the first editable field after the label `label` in reading order (the
+        outline), as a person reads a form whose fields have no names of their own."""
+        for text in (state.get("_text", ""), None):
+            if text is None:
+                whole = await self.call("expand_ui", {"stateId": state["stateId"], "ref": "@e1", "maxLines": 2000})
+                text = whole.get("_text", "")
+            lines = text.splitlines()
+            start = next((i for i, l in enumerate(lines) if label.lower() in l.lower()), None)
+            if start is None:
+                continue
+            for l in lines[start + 1:]:
+                parts = l.split()
+                if len(parts) >= 2 and parts[0].startswith("@e") and parts[1] in roles and "editable" in l:
+                    return parts[0]
+        raise NotFound(f"no editable field after {label!r} in {state['stateId']}")
+
+    # --- acting ----------------------------------------------------------------------------
+    async def act(self, state, actions, expect=None, check=True):
+        """act_ui from a state; returns the result (its successor is result['stateId'])."""
+        args = {"stateId": state["stateId"], "actions": actions}
+        if expect:
+            args["expect"] = expect
+        r = await self.call("act_ui", args)
+        if check and r.get("outcome") == "didnt":
+            raise ToolError("act_ui", "didnt", r.get("_text", "")[:500])
+        return r
+
+    async def keys(self, state, *chords):
+        """Presses key chords (e.g. "ctrl+s") in the root of `state`."""
+        return await self.act(state, [{"action": "keypress", "keys": list(chords)}])
+
+    async def type_into(self, state, ref, text):
+        return await self.act(state, [{"action": "typeText", "ref": ref, "text": text}])
+
+    async def menu(self, root_filter, *path):
+        """Opens a menu path by names, e.g. menu({"app": "mousepad"}, "Edit", "Preferences…")."""
+        state = await self.observe(**root_filter)
+        item = await self.find_named(state, path[0], role=["menu", "menu-item"])
+        r = await self.act(state, [{"action": "press", "ref": item["ref"]}])
+        for name in path[1:]:
+            menu_root = await self.root(kind="menu", timeout=5)
+            ms = await self.observe(menu_root)
+            item = await self.find_named(ms, name, exact=False, role=["menu", "menu-item", "check-menu-item", "radio-menu-item"])
+            r = await self.act(ms, [{"action": "press", "ref": item["ref"]}])
+        return r
+
+    async def wait_for(self, timeout_ms=10000, **cond):
+        return await self.call("wait_for", {"timeoutMs": timeout_ms, **cond})
+
+    # --- verdicts --------------------------------------------------------------------------
+    def done(self):
+        verdict("done")
+
+    def infeasible(self):
+        verdict("infeasible")
+
+
+def log(msg):
+    print(f"[uitask {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def verdict(v):
+    path = os.environ.get("UIDRIVER_TASK_RESULT")
+    if path:
+        with open(path, "w") as f:
+            f.write(v + "\n")
+
+
+def write_stats(ui):
+    path = os.environ.get("UIDRIVER_TASK_STATS")
+    if path:
+        with open(path, "w") as f:
+            json.dump({"toolCalls": ui.calls, "textChars": ui.text_chars, "images": ui.images}, f)
+
+
+async def _main(solve):
+    exe = os.environ.get("UIDRIVER_EXE", "uidriver")
+    params = StdioServerParameters(command=exe, args=["mcp"], env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await asyncio.wait_for(session.initialize(), 30)
+            ui = UI(session)
+            try:
+                if not sys.stdin.isatty():
+                    raw = sys.stdin.read()
+                    ui.task = json.loads(raw) if raw.strip() else {}
+            except (ValueError, OSError):
+                ui.task = {}
+            try:
+                await solve(ui)
+            finally:
+                write_stats(ui)
+
+
+def run(solve):
+    """Runs a solution coroutine against `uidriver mcp`; exit 1 with the error on failure."""
+    try:
+        asyncio.run(_main(solve))
+    except (ToolError, NotFound) as e:
+        log(f"failed: {e}")
+        sys.exit(1)
