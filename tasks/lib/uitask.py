@@ -158,6 +158,76 @@ class UI:
     async def wait_for(self, timeout_ms=10000, **cond):
         return await self.call("wait_for", {"timeoutMs": timeout_ms, **cond})
 
+    async def dialog(self, text=None, timeout=10, **filters):
+        """A new state of the front dialog (optionally one whose title contains `text`)."""
+        q = {"kind": "dialog", **filters}
+        if text:
+            q["text"] = text
+        return await self.observe(await self.root(timeout=timeout, **q))
+
+    async def press_named(self, state, name, role="button", **kw):
+        """Presses the element called `name` (a button by default)."""
+        el = await self.find_named(state, name, role=role, **kw)
+        return await self.act(state, [{"action": "press", "ref": el["ref"]}])
+
+    async def save_dialog(self, filename, folder=None):
+        """Fills a GTK Save As dialog: the file name (an absolute path works), then Save."""
+        dlg = await self.dialog("Save")
+        name = await self.file_name_field(dlg)
+        target = f"{folder}/{filename}" if folder else filename
+        dlg = await self.act(dlg, [{"action": "setText", "ref": name, "text": target}])
+        await self.press_named(dlg, "Save")
+
+    async def file_name_field(self, dlg):
+        """The dialog's file name field: named "Name", else the only text field, else the
+        focused one (GTK focuses it when the dialog opens), else the one after "Name"."""
+        matches = await self.search(dlg, role="text", capability="set-text")
+        for m in matches:
+            if (m.get("name") or "").lower().startswith("name"):
+                return m["ref"]
+        if len(matches) == 1:
+            return matches[0]["ref"]
+        for m in matches:
+            if "focused" in (m.get("states") or []):
+                return m["ref"]
+        return await self.field_after(dlg, "Name")
+
+    async def run_in_terminal(self, command, app="xfce4-terminal", wait_text=None):
+        """Types a command line into the terminal and waits until `wait_text` (default: a new
+        prompt after the command) shows; returns the terminal's text."""
+        state = await self.observe(app=app, kind="window")
+        term = await self.find(state, role="terminal")
+        before = await self.read_all(state, term["ref"])
+        root = state["root"]
+        if wait_text is None:
+            # A marker the shell computes, so the echoed command line itself never matches.
+            n = int(time.time()) % 10000
+            command += f"; echo DONE-$(({n}+1))"
+            wait_text = f"DONE-{n + 1}"
+        await self.act(state, [{"action": "typeText", "ref": term["ref"], "text": command + "\n"}])
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            state = await self.observe(root)
+            term = await self.find(state, role="terminal")
+            text = await self.read_all(state, term["ref"])
+            new = text.rstrip()[len(before.rstrip()):] if text.startswith(before.rstrip()) else text
+            if wait_text in new:
+                return text
+            await asyncio.sleep(0.3)
+        raise NotFound(f"the terminal did not finish {command!r}")
+
+    async def read_all(self, state, ref):
+        """Every character of an element's text (read_text, paged)."""
+        out, offset = "", 0
+        while True:
+            r = await self.call("read_text", {"stateId": state["stateId"], "ref": ref, "offset": offset, "length": 20000})
+            chunk = r.get("text") or ""
+            out += chunk
+            total = r.get("total") or r.get("length") or 0
+            offset += len(chunk)
+            if not chunk or offset >= total:
+                return out
+
     # --- verdicts --------------------------------------------------------------------------
     def done(self):
         verdict("done")
