@@ -228,6 +228,22 @@ class UI:
             if not chunk or offset >= total:
                 return out
 
+    async def thunar_file(self, name):
+        """Thunar's window state and the element showing file `name`. Thunar's icon view shows
+        no items to accessibility, so when the name is not found the view is switched to the
+        detailed list (View > Detailed List, ctrl+2), as a person would when the view is
+        unreadable."""
+        state = await self.observe(app="thunar", kind="window")
+        for attempt in range(2):
+            found = [m for m in await self.search(state, text=name, ocrFallback=False, limit=50)
+                     if (m.get("name") or "") == name]
+            if found:
+                return state, found[0]
+            if attempt == 0:
+                await self.keys(state, "ctrl+2")
+                state = await self.observe(state["root"])
+        raise NotFound(f"Thunar shows no file {name!r}")
+
     # --- verdicts --------------------------------------------------------------------------
     def done(self):
         verdict("done")
