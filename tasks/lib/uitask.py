@@ -125,6 +125,25 @@ class UI:
                     return parts[0]
         raise NotFound(f"no editable field after {label!r} in {state['stateId']}")
 
+    async def row_of(self, state, text):
+        """The quoted names of the cells in the table row that shows `text`, read from the
+        outline as a person reads a table line."""
+        import re
+        whole = await self.call("expand_ui", {"stateId": state["stateId"], "ref": "@e1", "maxLines": 2000})
+        lines = whole.get("_text", "").splitlines()
+        indent = lambda l: len(l) - len(l.lstrip())
+        for i, l in enumerate(lines):
+            if text in l and l.split()[1:2] == ["cell"]:
+                start = next(j for j in range(i, -1, -1) if lines[j].split()[1:2] == ["row"])
+                cells = []
+                for m in lines[start + 1:]:
+                    if indent(m) <= indent(lines[start]):
+                        break
+                    q = re.search(r'"(.*)"', m)
+                    cells.append(q.group(1) if q else "")
+                return cells
+        raise NotFound(f"no table row shows {text!r}")
+
     # --- acting ----------------------------------------------------------------------------
     async def act(self, state, actions, expect=None, check=True):
         """act_ui from a state; returns the result (its successor is result['stateId'])."""
@@ -243,6 +262,27 @@ class UI:
                 await self.keys(state, "ctrl+2")
                 state = await self.observe(state["root"])
         raise NotFound(f"Thunar shows no file {name!r}")
+
+    async def open_page(self, url):
+        """Starts Chromium on `url` (launch_browser) and returns the page's first state."""
+        r = await self.call("launch_browser", {"url": url})
+        pages = r.get("pages") or r.get("roots") or []
+        if not pages:
+            raise NotFound(f"launch_browser opened no page for {url}")
+        return await self.observe(pages[0]["ref"])
+
+    def url_in_instruction(self):
+        """The first http(s) URL of the instruction (what the agent was told to open)."""
+        import re
+        text = self.task.get("instruction") or os.environ.get("UIDRIVER_TASK_INSTRUCTION", "")
+        m = re.search(r"https?://[^\s\"']+[^\s\"'.,;)]", text)
+        if not m:
+            raise NotFound("the instruction names no URL")
+        return m.group(0)
+
+    async def field(self, state, name, role=("text", "password-text", "spin-button", "combo-box")):
+        """A form control by its accessible name (its label)."""
+        return (await self.find_named(state, name, role=list(role)))["ref"]
 
     # --- verdicts --------------------------------------------------------------------------
     def done(self):

@@ -92,8 +92,9 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             method,
             path,
             fields,
+            absent,
             body_contains,
-        } => server_request(p, method, path, fields, body_contains.as_deref()),
+        } => server_request(p, method, path, fields, absent, body_contains.as_deref()),
         Checker::SheetCells { path, cells } => sheet_cells(p, path, cells),
         Checker::DocParagraphs {
             path,
@@ -221,6 +222,7 @@ fn server_request(
     method: &str,
     path: &str,
     fields: &serde_json::Map<String, Value>,
+    absent: &[String],
     body_contains: Option<&str>,
 ) -> Verdict {
     let srv = p
@@ -241,28 +243,33 @@ fn server_request(
             "no {method} {path} request (the server saw {seen:?})"
         ));
     }
-    let mut last_why = String::new();
-    for r in same_route.iter().rev() {
-        let wrong = fields.iter().find_map(|(k, want)| {
-            let want = want
-                .as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| want.to_string());
-            match r.fields.get(k) {
-                Some(got) if *got == want => None,
-                Some(got) => Some(format!("field {k} was {got:?}, expected {want:?}")),
-                None => Some(format!("field {k} was not sent")),
-            }
-        });
-        match wrong {
-            None if body_contains.is_none_or(|b| r.body.contains(b)) => {
-                return Ok(format!("{method} {path} with {:?}", r.fields));
-            }
-            None => last_why = format!("the body lacks {body_contains:?}"),
-            Some(w) => last_why = w,
-        }
+    // The latest request on the route is the one judged: a later submit overrides an earlier.
+    let r = same_route[same_route.len() - 1];
+    if let Some(a) = absent.iter().find(|a| r.fields.contains_key(a.as_str())) {
+        return Err(format!(
+            "{method} {path} sent the field {a} (expected it absent)"
+        ));
     }
-    Err(format!("{method} {path} was sent, but {last_why}"))
+    let wrong = fields.iter().find_map(|(k, want)| {
+        let want = want
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| want.to_string());
+        match r.fields.get(k) {
+            Some(got) if *got == want => None,
+            Some(got) => Some(format!("field {k} was {got:?}, expected {want:?}")),
+            None => Some(format!("field {k} was not sent")),
+        }
+    });
+    if let Some(w) = wrong {
+        return Err(format!("{method} {path} was sent, but {w}"));
+    }
+    if let Some(b) = body_contains.filter(|b| !r.body.contains(b)) {
+        return Err(format!(
+            "{method} {path} was sent, but its body lacks {b:?}"
+        ));
+    }
+    Ok(format!("{method} {path} with {:?}", r.fields))
 }
 
 /// Reads a document with `tasks/lib/read_doc.py` (openpyxl, python-docx, python-pptx, odfpy).

@@ -130,13 +130,16 @@ pub enum Checker {
         pattern: Option<String>,
     },
     /// The local server received a request with this method and path whose form or query
-    /// fields include `fields` (and whose body contains `body_contains`).
+    /// fields include `fields`, lack every `absent` field (an unchecked check box), and whose
+    /// body contains `body_contains`. The latest such request is judged.
     ServerRequest {
         #[serde(default = "post")]
         method: String,
         path: String,
         #[serde(default)]
         fields: serde_json::Map<String, Value>,
+        #[serde(default)]
+        absent: Vec<String>,
         #[serde(default)]
         body_contains: Option<String>,
     },
