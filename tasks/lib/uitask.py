@@ -284,6 +284,20 @@ class UI:
         """A form control by its accessible name (its label)."""
         return (await self.find_named(state, name, role=list(role)))["ref"]
 
+    async def mousepad_preferences(self):
+        """Opens Edit > Preferences… in Mousepad and returns the dialog's state."""
+        main = await self.observe(app="mousepad", kind="window")
+        item = await self.find_named(main, "Preferences", exact=False, role="menu-item", includeHidden=True)
+        await self.act(main, [{"action": "press", "ref": item["ref"]}])
+        return await self.dialog("Preferences")
+
+    async def terminal_preferences(self):
+        """Opens Edit > Preferences… in xfce4-terminal and returns the dialog's state."""
+        main = await self.observe(app="xfce4-terminal", kind="window")
+        item = await self.find_named(main, "Preferences", exact=False, role=["menu-item", "button"], includeHidden=True)
+        await self.act(main, [{"action": "press", "ref": item["ref"]}])
+        return await self.dialog("Terminal Preferences")
+
     # --- verdicts --------------------------------------------------------------------------
     def done(self):
         verdict("done")

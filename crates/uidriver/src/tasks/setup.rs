@@ -16,6 +16,10 @@ use super::task::{SetupStep, Task};
 const APP_TIMEOUT: Duration = Duration::from_secs(45);
 /// How long one setup command may run.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// GSettings backend of every task process. The sandbox's default (`memory`) forgets a
+/// preference when the app exits and hides it from other processes; the keyfile backend keeps
+/// it in `~/.config/glib-2.0/settings/keyfile` (the private home), where checkers read it.
+const GSETTINGS: (&str, &str) = ("GSETTINGS_BACKEND", "keyfile");
 /// Variables of the runner's own environment never passed into a sandbox.
 const HOST_ONLY_VARS: &[&str] = &["UIDRIVER_SOCKET", "UIDRIVER_MCP_TOKEN", "UIDRIVER_MCP_URL"];
 
@@ -79,7 +83,8 @@ impl Prepared {
         if let Some(d) = exe_dir {
             cmd.env("PATH", format!("{}:{path}", d.display()));
         }
-        cmd.env("PYTHONPATH", self.tasks_dir.join("lib"))
+        cmd.env(GSETTINGS.0, GSETTINGS.1)
+            .env("PYTHONPATH", self.tasks_dir.join("lib"))
             .env("UIDRIVER_TASKS_DIR", &self.tasks_dir)
             .env(SANDBOX_ID_VAR, self.sb.manifest().marker);
         if let Some(s) = &self.server {
@@ -152,7 +157,12 @@ fn apply(p: &mut Prepared, step: &SetupStep) -> Result<(), String> {
             let argv = vec![
                 "sh".into(),
                 "-c".into(),
-                format!("cd ~ && exec {}", p.expand(command)),
+                format!(
+                    "cd ~ && {}={} exec {}",
+                    GSETTINGS.0,
+                    GSETTINGS.1,
+                    p.expand(command)
+                ),
             ];
             let pid = p.sb.spawn(&argv).map_err(|e| e.to_string())?;
             if *wait {
