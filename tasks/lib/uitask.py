@@ -298,6 +298,52 @@ class UI:
         await self.act(main, [{"action": "press", "ref": item["ref"]}])
         return await self.dialog("Terminal Preferences")
 
+    # --- LibreOffice ------------------------------------------------------------------------
+    async def office(self, title):
+        """A new state of the LibreOffice window whose title contains `title`."""
+        return await self.observe(app="soffice", kind="window", text=title)
+
+    async def focused(self, state, role="text"):
+        """The focused element of a role in a state (where a key press just moved the focus)."""
+        for m in await self.search(state, role=role, limit=50):
+            if "focused" in (m.get("states") or []):
+                return m
+        raise NotFound(f"no focused {role} in {state['stateId']}")
+
+    async def calc_select(self, title, cells):
+        """Selects a cell or range in Calc through the Name Box (ctrl+shift+F5 focuses it)."""
+        state = await self.office(title)
+        state = await self.keys(state, "ctrl+shift+F5")
+        box = await self.focused(state)
+        await self.act(state, [{"action": "setText", "ref": box["ref"], "text": cells},
+                               {"action": "keypress", "keys": ["Return"]}])
+        return await self.office(title)
+
+    async def calc_enter(self, title, cells, text, fill=False):
+        """Types `text` into a cell (or, with fill, into every cell of a range: alt+Enter)."""
+        state = await self.calc_select(title, cells)
+        sheet = await self.focused(state, role="table")
+        # Typing into the grid has no text element to read back: the outcome is "unknown"
+        # and the batch would stop there, so Enter goes in its own call.
+        await self.act(state, [{"action": "typeText", "ref": sheet["ref"], "text": text}])
+        state = await self.office(title)
+        return await self.keys(state, "alt+Return" if fill else "Return")
+
+    async def office_save(self, title):
+        """ctrl+s; keeps the document's own format when LibreOffice asks (Keep format dialog)."""
+        state = await self.office(title)
+        await self.keys(state, "ctrl+s")
+        try:
+            dlg = await self.dialog(timeout=4)
+            for m in await self.search(dlg, role="button", limit=20):
+                name = m.get("name") or ""
+                if name.startswith("Use ") and "ODF" not in name:
+                    await self.act(dlg, [{"action": "press", "ref": m["ref"]}])
+                    break
+        except NotFound:
+            pass
+        await asyncio.sleep(1.5)  # LibreOffice writes the file after the dialog closes
+
     # --- verdicts --------------------------------------------------------------------------
     def done(self):
         verdict("done")
