@@ -102,7 +102,8 @@ class UI:
 
     async def find_named(self, state, name, exact=True, **query):
         """The first match whose name equals `name` (case-insensitive), or contains it."""
-        for m in await self.search(state, text=name, limit=50, **query):
+        # A name looked up with a role: OCR words are picture-only, never that role.
+        for m in await self.search(state, text=name, limit=50, ocrFallback=False, **query):
             n = (m.get("name") or "").replace("_", "").strip().lower()
             if (n == name.lower()) if exact else (name.lower() in n):
                 return m
@@ -116,7 +117,13 @@ class UI:
                 whole = await self.call("expand_ui", {"stateId": state["stateId"], "ref": "@e1", "maxLines": 2000})
                 text = whole.get("_text", "")
             lines = text.splitlines()
-            start = next((i for i, l in enumerate(lines) if label.lower() in l.lower()), None)
+            low = label.lower()
+            # A label element whose text starts with the label wins over any line mentioning it
+            # (a dialog called "Find and Replace" is not the label "Replace:").
+            start = next((i for i, l in enumerate(lines)
+                          if l.split()[1:2] == ["label"] and f'"{low}' in l.lower()), None)
+            if start is None:
+                start = next((i for i, l in enumerate(lines) if low in l.lower()), None)
             if start is None:
                 continue
             for l in lines[start + 1:]:
@@ -163,15 +170,31 @@ class UI:
         return await self.act(state, [{"action": "typeText", "ref": ref, "text": text}])
 
     async def menu(self, root_filter, *path):
-        """Opens a menu path by names, e.g. menu({"app": "mousepad"}, "Edit", "Preferences…")."""
+        """Opens a menu path by names, e.g. menu({"app": "mousepad"}, "Edit", "Preferences…").
+        An opened menu shows either as a menu root of its own (GTK popups) or inside the
+        window's own tree (LibreOffice): the next name is looked for in both."""
+        roles = ["menu", "menu-item", "check-menu-item", "radio-menu-item"]
         state = await self.observe(**root_filter)
-        item = await self.find_named(state, path[0], role=["menu", "menu-item"])
+        window = state["root"]
+        item = await self.find_named(state, path[0], role=roles)
         r = await self.act(state, [{"action": "press", "ref": item["ref"]}])
         for name in path[1:]:
-            menu_root = await self.root(kind="menu", timeout=5)
-            ms = await self.observe(menu_root)
-            item = await self.find_named(ms, name, exact=False, role=["menu", "menu-item", "check-menu-item", "radio-menu-item"])
-            r = await self.act(ms, [{"action": "press", "ref": item["ref"]}])
+            item, where = None, None
+            for _ in range(10):
+                menus = (await self.call("find_roots", {"kind": "menu"})).get("roots", [])
+                for root in [m["ref"] for m in menus] + [window]:
+                    st = await self.observe(root)
+                    try:
+                        item, where = await self.find_named(st, name, exact=False, role=roles), st
+                        break
+                    except NotFound:
+                        continue
+                if item:
+                    break
+                await asyncio.sleep(0.3)
+            if not item:
+                raise NotFound(f"menu item {name!r} did not show")
+            r = await self.act(where, [{"action": "press", "ref": item["ref"]}])
         return r
 
     async def wait_for(self, timeout_ms=10000, **cond):
@@ -189,13 +212,19 @@ class UI:
         el = await self.find_named(state, name, role=role, **kw)
         return await self.act(state, [{"action": "press", "ref": el["ref"]}])
 
-    async def save_dialog(self, filename, folder=None):
+    async def save_dialog(self, filename, folder=None, title="Save"):
         """Fills a GTK Save As dialog: the file name (an absolute path works), then Save."""
-        dlg = await self.dialog("Save")
+        dlg = await self.dialog(title)
         name = await self.file_name_field(dlg)
         target = f"{folder}/{filename}" if folder else filename
         dlg = await self.act(dlg, [{"action": "setText", "ref": name, "text": target}])
-        await self.press_named(dlg, "Save")
+        for label in ("Save", "Export"):
+            try:
+                await self.press_named(dlg, label)
+                return
+            except NotFound:
+                continue
+        raise NotFound("the save dialog has no Save or Export button")
 
     async def file_name_field(self, dlg):
         """The dialog's file name field: named "Name", else the only text field, else the

@@ -362,24 +362,7 @@ fn doc_paragraphs(p: &Prepared, path: &str, wanted: &[Value], absent: &[String])
                 short(&all.join(" | "))
             ));
         };
-        for attr in ["bold", "italic", "underline"] {
-            let Some(want) = w[attr].as_bool() else {
-                continue;
-            };
-            let runs = found["runs"].as_array().cloned().unwrap_or_default();
-            let bad = runs
-                .iter()
-                .filter(|r| !r["text"].as_str().unwrap_or("").trim().is_empty())
-                .find(|r| r[attr].as_bool().unwrap_or(false) != want);
-            if let Some(r) = bad {
-                return Err(format!(
-                    "run {:?} of {:?} has {attr} {}, expected {want}",
-                    r["text"],
-                    text(found),
-                    r[attr]
-                ));
-            }
-        }
+        check_runs(w, found).map_err(|e| format!("{e} (in {:?})", short(&text(found))))?;
     }
     if let Some(a) = absent
         .iter()
@@ -388,6 +371,44 @@ fn doc_paragraphs(p: &Prepared, path: &str, wanted: &[Value], absent: &[String])
         return Err(format!("{a:?} is still in {path}"));
     }
     Ok(format!("{} paragraphs as expected in {path}", wanted.len()))
+}
+
+/// Run formatting of a wanted paragraph: for `text`, every run; for `contains`, the runs that
+/// overlap the contained words (the rest of the paragraph may look as it likes).
+fn check_runs(want: &Value, para: &Value) -> Result<(), String> {
+    let runs = para["runs"].as_array().cloned().unwrap_or_default();
+    let full: String = runs
+        .iter()
+        .map(|r| r["text"].as_str().unwrap_or(""))
+        .collect();
+    let span = match want["contains"].as_str() {
+        Some(c) => full
+            .find(c)
+            .map(|s| (s, s + c.len()))
+            .unwrap_or((0, full.len())),
+        None => (0, full.len()),
+    };
+    let mut at = 0;
+    for r in &runs {
+        let t = r["text"].as_str().unwrap_or("");
+        let (start, end) = (at, at + t.len());
+        at = end;
+        if t.trim().is_empty() || end <= span.0 || start >= span.1 {
+            continue;
+        }
+        for attr in ["bold", "italic", "underline"] {
+            let Some(wanted) = want[attr].as_bool() else {
+                continue;
+            };
+            if r[attr].as_bool().unwrap_or(false) != wanted {
+                return Err(format!(
+                    "run {t:?} has {attr} {}, expected {wanted}",
+                    r[attr]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn slide_titles(p: &Prepared, path: &str, titles: &[String], exact: bool) -> Verdict {
