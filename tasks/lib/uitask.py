@@ -132,22 +132,30 @@ class UI:
                     return parts[0]
         raise NotFound(f"no editable field after {label!r} in {state['stateId']}")
 
-    async def row_of(self, state, text):
-        """The quoted names of the cells in the table row that shows `text`, read from the
-        outline as a person reads a table line."""
+    async def table_rows(self, state):
+        """Every table row of a state as a list of its cells' texts, read from the outline as a
+        person reads a table (header rows included)."""
         import re
         whole = await self.call("expand_ui", {"stateId": state["stateId"], "ref": "@e1", "maxLines": 2000})
         lines = whole.get("_text", "").splitlines()
         indent = lambda l: len(l) - len(l.lstrip())
+        rows = []
         for i, l in enumerate(lines):
-            if text in l and l.split()[1:2] == ["cell"]:
-                start = next(j for j in range(i, -1, -1) if lines[j].split()[1:2] == ["row"])
-                cells = []
-                for m in lines[start + 1:]:
-                    if indent(m) <= indent(lines[start]):
-                        break
-                    q = re.search(r'"(.*)"', m)
-                    cells.append(q.group(1) if q else "")
+            if l.split()[1:2] != ["row"]:
+                continue
+            cells = []
+            for m in lines[i + 1:]:
+                if indent(m) <= indent(l):
+                    break
+                q = re.search(r'"(.*)"', m)
+                cells.append(q.group(1) if q else "")
+            rows.append(cells)
+        return rows
+
+    async def row_of(self, state, text):
+        """The cells of the table row that shows `text`."""
+        for cells in await self.table_rows(state):
+            if text in cells:
                 return cells
         raise NotFound(f"no table row shows {text!r}")
 
@@ -304,7 +312,7 @@ class UI:
         """The first http(s) URL of the instruction (what the agent was told to open)."""
         import re
         text = self.task.get("instruction") or os.environ.get("UIDRIVER_TASK_INSTRUCTION", "")
-        m = re.search(r"https?://[^\s\"']+[^\s\"'.,;)]", text)
+        m = re.search(r"https?://[^\s\"']+[^\s\"'.,;:)]", text)
         if not m:
             raise NotFound("the instruction names no URL")
         return m.group(0)
@@ -357,6 +365,26 @@ class UI:
         await self.act(state, [{"action": "typeText", "ref": sheet["ref"], "text": text}])
         state = await self.office(title)
         return await self.keys(state, "alt+Return" if fill else "Return")
+
+    async def impress_set_title(self, title, new_text):
+        """Replaces the title text of the slide shown in Impress: select the title shape, enter
+        text editing (F2) when its paragraph is not exposed yet, set the paragraph's text."""
+        state = await self.office(title)
+        doc = await self.find(state, role="document", text="Presentation")
+        shape = next((m for m in await self.search(state, role="pane", scopeRef=doc["ref"], limit=20)
+                      if (m.get("name") or "").startswith(("Title", "PresentationTitle"))), None)
+        if shape is None:
+            raise NotFound("the slide has no title shape")
+        await self.act(state, [{"action": "click", "ref": shape["ref"]}])
+        for attempt in range(2):
+            state = await self.office(title)
+            paras = await self.search(state, role="paragraph", scopeRef=shape["ref"])
+            if paras:
+                await self.act(state, [{"action": "setText", "ref": paras[0]["ref"], "text": new_text}])
+                state = await self.office(title)
+                return await self.keys(state, "Escape")
+            await self.keys(state, "F2")
+        raise NotFound("the title shape exposes no editable paragraph")
 
     async def office_save(self, title):
         """ctrl+s; keeps the document's own format when LibreOffice asks (Keep format dialog)."""
