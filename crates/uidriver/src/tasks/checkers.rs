@@ -26,6 +26,10 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             }
             Ok(ok.join("; "))
         }
+        Checker::Not { check } => match evaluate(p, check) {
+            Ok(why) => Err(format!("it should not hold, but {why}")),
+            Err(why) => Ok(format!("as required, {why}")),
+        },
         Checker::FileEquals {
             path,
             expected,

@@ -82,6 +82,8 @@ fn yes() -> bool {
 pub enum Checker {
     /// Every listed checker passes.
     All { checks: Vec<Checker> },
+    /// The checker fails (e.g. no request reached the server).
+    Not { check: Box<Checker> },
     /// The file's text equals `expected` (with `trim`: ignoring surrounding whitespace).
     FileEquals {
         path: String,
