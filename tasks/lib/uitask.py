@@ -446,10 +446,23 @@ async def _main(solve):
                 write_stats(ui)
 
 
+def _leaf(e):
+    """The innermost exception of (nested) exception groups."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
+
+
 def run(solve):
-    """Runs a solution coroutine against `uidriver mcp`; exit 1 with the error on failure."""
+    """Runs a solution coroutine against `uidriver mcp`; on failure prints the traceback and,
+    last, one line saying why (the runner's report quotes that line), and exits 1."""
+    import traceback
     try:
         asyncio.run(_main(solve))
-    except (ToolError, NotFound) as e:
-        log(f"failed: {e}")
+    except BaseException as e:  # noqa: BLE001 - a solution's failure of any kind ends it
+        leaf = _leaf(e)
+        if isinstance(leaf, SystemExit) and leaf.code in (0, None):
+            return
+        traceback.print_exception(e)
+        log(f"failed: {type(leaf).__name__}: {leaf}")
         sys.exit(1)

@@ -77,14 +77,13 @@ pub fn run_all(
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..opts.jobs.max(1) {
-            s.spawn(|| loop {
-                let Some(task) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
-                    break;
-                };
-                let r = run_one(&task, opts);
-                progress(&r);
-                if let Ok(mut all) = results.lock() {
-                    all.push(r);
+            s.spawn(|| {
+                while let Some(task) = queue.lock().ok().and_then(|mut q| q.pop_front()) {
+                    let r = run_one(&task, opts);
+                    progress(&r);
+                    if let Ok(mut all) = results.lock() {
+                        all.push(r);
+                    }
                 }
             });
         }
@@ -101,6 +100,8 @@ struct AgentRun {
     stats: serde_json::Value,
     log: PathBuf,
     error: Option<String>,
+    /// The last line of the agent's stderr, when it exited unsuccessfully.
+    complaint: Option<String>,
 }
 
 fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
@@ -130,15 +131,13 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
             return r;
         }
     };
-    let prepared = match prepare(sb, task, &opts.tasks_dir) {
-        Ok(p) => p,
-        Err((sb, e)) => {
-            r.reason = e;
-            teardown(sb, None, opts.keep, &mut r);
-            r.seconds = t0.elapsed().as_secs_f64();
-            return r;
-        }
-    };
+    let (prepared, ready) = prepare(sb, task, &opts.tasks_dir);
+    if let Err(e) = ready {
+        r.reason = e;
+        teardown(prepared, opts.keep, &mut r);
+        r.seconds = t0.elapsed().as_secs_f64();
+        return r;
+    }
     let agent = run_agent(&prepared, task, opts);
     r.agent_exit = agent.exit;
     let count = |k: &str| agent.stats.get(k).and_then(serde_json::Value::as_u64);
@@ -149,10 +148,15 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     r.reason = verdict.unwrap_or_else(|e| e);
     if !r.passed {
         r.log = Some(agent.log.clone());
+        if let Some(c) = &agent.complaint {
+            r.reason = format!(
+                "{} · agent exited {:?}: {c}",
+                r.reason,
+                agent.exit.unwrap_or(-1)
+            );
+        }
     }
-    let Prepared { sb, server, .. } = prepared;
-    drop(server);
-    teardown(sb, Some(task), opts.keep, &mut r);
+    teardown(prepared, opts.keep, &mut r);
     r.seconds = t0.elapsed().as_secs_f64();
     r
 }
@@ -190,6 +194,7 @@ fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
         stats: serde_json::Value::Null,
         log: log.clone(),
         error: None,
+        complaint: None,
     };
     let line = match (&opts.agent, task.solution()) {
         (Some(cmd), _) => cmd.clone(),
@@ -229,6 +234,15 @@ fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
     match out {
         Ok(o) => {
             run.exit = o.status.code();
+            if !o.status.success() {
+                let err = String::from_utf8_lossy(&o.stderr);
+                run.complaint = err
+                    .lines()
+                    .rev()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(|l| tail(l, 300).to_string());
+            }
             let text = format!(
                 "--- stdout\n{}\n--- stderr\n{}",
                 String::from_utf8_lossy(&o.stdout),
@@ -296,16 +310,17 @@ fn new_token() -> String {
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Stops the daemon the agent started and the sandbox, or keeps a failing one with `--keep`.
-fn teardown(sb: Sandbox, task: Option<&Task>, keep: bool, r: &mut TaskResult) {
+/// Stops the local server, the daemon the agent started and the sandbox, or keeps a failing
+/// task's sandbox with `--keep`.
+fn teardown(p: Prepared, keep: bool, r: &mut TaskResult) {
+    let Prepared { sb, server, .. } = p;
+    drop(server);
     if keep && !r.passed {
         let dir = sb.detach();
         r.kept_sandbox = Some(dir);
         return;
     }
-    if task.is_some() {
-        stop_daemon(&sb);
-    }
+    stop_daemon(&sb);
     if let Err(e) = sb.stop() {
         tracing::warn!(error = %e, "stopping a task sandbox");
     }

@@ -94,12 +94,13 @@ impl Prepared {
     }
 }
 
-/// Runs every setup step of `task` in `sb`; on error says which step failed.
-pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> Result<Prepared, (Sandbox, String)> {
-    let home = match sb.env_var("HOME") {
-        Some(h) => PathBuf::from(h),
-        None => return Err((sb, "the sandbox has no HOME".into())),
-    };
+/// Runs every setup step of `task` in `sb`; the sandbox comes back prepared as far as it got,
+/// with the step that failed, if one did.
+pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> (Prepared, Result<(), String>) {
+    let home = sb
+        .env_var("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| sb.state_dir().join("home"));
     let mut p = Prepared {
         sb,
         home,
@@ -108,10 +109,11 @@ pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> Result<Prepared, (
     };
     for (i, step) in task.setup.iter().enumerate() {
         if let Err(e) = apply(&mut p, step) {
-            return Err((p.sb, format!("setup step {} ({}): {e}", i + 1, kind(step))));
+            let why = format!("setup step {} ({}): {e}", i + 1, kind(step));
+            return (p, Err(why));
         }
     }
-    Ok(p)
+    (p, Ok(()))
 }
 
 fn kind(step: &SetupStep) -> &'static str {
