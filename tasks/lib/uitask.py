@@ -386,6 +386,14 @@ class UI:
             await self.keys(state, "F2")
         raise NotFound("the title shape exposes no editable paragraph")
 
+    async def office_export_pdf(self, title, filename):
+        """File > Export As > Export as PDF…, Export in PDF Options, the file name, Export."""
+        await self.menu({"app": "soffice", "kind": "window", "text": title}, "File", "Export As", "Export as PDF")
+        options = await self.dialog("PDF Options", timeout=15)
+        await self.press_named(options, "Export")
+        await self.save_dialog(filename, title="Export")
+        await asyncio.sleep(2)  # LibreOffice writes the PDF after the dialog closes
+
     async def office_save(self, title):
         """ctrl+s; keeps the document's own format when LibreOffice asks (Keep format dialog)."""
         state = await self.office(title)

@@ -20,6 +20,9 @@ use super::task::Task;
 
 /// How long `uidriver mcp --http` may take to say where it listens.
 const HTTP_START: Duration = Duration::from_secs(20);
+/// Pause between the agent's exit and the evaluation: some apps write their settings on a
+/// timer after a change (xfce4-terminal's terminalrc appears ~0.5 s after the dialog closes).
+const SETTLE: Duration = Duration::from_millis(1500);
 /// Screen of every task's desktop (LibreOffice's toolbars need the width).
 const SCREEN: (u32, u32) = (1440, 900);
 
@@ -139,6 +142,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         return r;
     }
     let agent = run_agent(&prepared, task, opts);
+    std::thread::sleep(SETTLE);
     r.agent_exit = agent.exit;
     let count = |k: &str| agent.stats.get(k).and_then(serde_json::Value::as_u64);
     (r.tool_calls, r.text_chars, r.images) =
