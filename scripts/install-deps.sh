@@ -8,7 +8,8 @@ set -euo pipefail
 PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
   gtk-3-examples zenity mousepad gnome-calculator python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 python3-gi-cairo
   tesseract-ocr tesseract-ocr-eng fonts-dejavu-core chromium python3-pip ca-certificates curl pkg-config
-  featherpad gedit xfce4-terminal libatk-adaptor gimp)
+  featherpad gedit xfce4-terminal thunar libatk-adaptor gimp
+  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3)
 
 log() { echo "install-deps: $*" >&2; }
 
@@ -34,12 +35,15 @@ if ! command -v cargo >/dev/null; then
   }
 fi
 
-# The official MCP Python SDK drives `uidriver mcp` in the conformance test, and `jsonschema`
-# checks real results against the tools' output schemas there.
+# The official MCP Python SDK drives `uidriver mcp` in the conformance test and the task
+# suite's scripted agents; `jsonschema` checks real results against the tools' output schemas;
+# openpyxl, python-docx, python-pptx and odfpy read the documents the task checkers judge
+# (tasks/lib/read_doc.py).
 PY=${UIDRIVER_PYTHON:-python3}
-if ! "$PY" -c "import mcp, jsonschema" 2>/dev/null; then
-  log "installing the MCP Python SDK and jsonschema"
-  "$PY" -m pip install -q mcp jsonschema 2>/dev/null || "$PY" -m pip install -q --break-system-packages mcp jsonschema
+if ! "$PY" -c "import mcp, jsonschema, openpyxl, docx, pptx, odf" 2>/dev/null; then
+  log "installing the MCP Python SDK, jsonschema and the document readers"
+  PIP_PKGS=(mcp jsonschema openpyxl python-docx python-pptx odfpy)
+  "$PY" -m pip install -q "${PIP_PKGS[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${PIP_PKGS[@]}"
 fi
 # Fuzzing (docs/FUZZING.md) is opt-in: UIDRIVER_FUZZ=1 adds the nightly toolchain and cargo-fuzz.
 if [ "${UIDRIVER_FUZZ:-0}" = 1 ]; then

@@ -39,6 +39,8 @@ pub enum Command {
     Doctor,
     /// Start a sandbox with sample apps and walk through find → observe → search → inspect → act.
     Demo(DemoArgs),
+    /// The task suite: real tasks in real apps, each in its own sandbox, judged by what it leaves.
+    Tasks(TasksArgs),
 }
 
 /// Options shared by everything that runs a service.
@@ -134,4 +136,57 @@ pub struct DemoArgs {
     /// Run the walk-through in this process (used inside the demo's own sandbox).
     #[arg(long, hide = true)]
     pub inside: bool,
+}
+
+/// `uidriver tasks`.
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    /// list, show ID, or run.
+    #[command(subcommand)]
+    pub action: TasksAction,
+    /// Only tasks matching: comma-separated ids, domains or substrings of `domain/id`.
+    #[arg(long, global = true, value_name = "PATTERN")]
+    pub only: Option<String>,
+    /// Only tasks of this domain.
+    #[arg(long, global = true)]
+    pub domain: Option<String>,
+    /// Only the quick subset (one task per domain).
+    #[arg(long, global = true)]
+    pub quick: bool,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The suite directory (default: ./tasks, else the source tree's).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// What `uidriver tasks` does.
+#[derive(Debug, Subcommand)]
+pub enum TasksAction {
+    /// List the tasks.
+    List,
+    /// Show one task: instruction, setup, evaluator, solution.
+    Show {
+        /// The task id.
+        id: String,
+    },
+    /// Run tasks, each in a fresh sandbox, and report pass/fail per task and domain.
+    Run {
+        /// The agent: a shell command run in the sandbox with the instruction in
+        /// $UIDRIVER_TASK_INSTRUCTION, the task JSON on stdin, `uidriver mcp` on PATH and an
+        /// MCP endpoint at $UIDRIVER_MCP_URL (bearer $UIDRIVER_MCP_TOKEN). Default: each
+        /// task's scripted solution.
+        #[arg(long, value_name = "CMD")]
+        agent: Option<String>,
+        /// Leave a failing task's sandbox running to inspect it.
+        #[arg(long)]
+        keep: bool,
+        /// Sandboxes run at a time.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Where agent logs go (default: $TMPDIR/uidriver-tasks-PID).
+        #[arg(long, value_name = "DIR")]
+        log_dir: Option<PathBuf>,
+    },
 }

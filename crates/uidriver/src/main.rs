@@ -6,6 +6,7 @@
 mod backends;
 mod cli;
 mod commands;
+mod tasks;
 
 use std::process::ExitCode;
 

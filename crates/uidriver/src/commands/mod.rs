@@ -40,6 +40,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a).await,
         Command::Doctor => doctor::run().await,
         Command::Demo(a) => demo::run(a).await,
+        Command::Tasks(a) => crate::tasks::run(a).await,
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,98 @@
+//! The report of a run: one line per task (pass/fail, time, tool calls, text and images the
+//! agent received, the evaluator's reason), a summary per domain, or all of it as JSON.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::runner::TaskResult;
+
+/// Totals of one domain.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DomainSummary {
+    /// Tasks run.
+    pub tasks: usize,
+    /// Tasks passed.
+    pub passed: usize,
+    /// Sum of wall times, seconds.
+    pub seconds: f64,
+}
+
+/// Per-domain totals, by domain name.
+pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
+    let mut by: BTreeMap<String, DomainSummary> = BTreeMap::new();
+    for r in results {
+        let d = by.entry(r.domain.clone()).or_default();
+        d.tasks += 1;
+        d.passed += r.passed as usize;
+        d.seconds += r.seconds;
+    }
+    by
+}
+
+/// The whole report as JSON: `{tasks: [...], domains: {...}, passed, total, seconds}`.
+pub fn to_json(results: &[TaskResult], wall: f64) -> serde_json::Value {
+    serde_json::json!({
+        "tasks": results,
+        "domains": summarize(results),
+        "passed": results.iter().filter(|r| r.passed).count(),
+        "total": results.len(),
+        "seconds": wall,
+    })
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// One line for a finished task (also printed as progress).
+pub fn task_line(r: &TaskResult) -> String {
+    let mut line = format!(
+        "{} {:<38} {:>6.1}s  calls {:>3}  text {:>6}  images {:>2}  {}",
+        if r.passed { "PASS" } else { "FAIL" },
+        format!("{}/{}", r.domain, r.id),
+        r.seconds,
+        opt(r.tool_calls),
+        opt(r.text_chars),
+        opt(r.images),
+        r.reason
+    );
+    if let Some(l) = &r.log {
+        line.push_str(&format!("  [log {}]", l.display()));
+    }
+    if let Some(k) = &r.kept_sandbox {
+        let name = k
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(uidriver_sandbox::STATE_DIR_PREFIX))
+            .unwrap_or("?");
+        line.push_str(&format!(
+            "  [sandbox kept: `. {}/env`; stop: `uidriver sandbox stop --name {name}`]",
+            k.display()
+        ));
+    }
+    line
+}
+
+/// The text report: every task line, then the domain table and the total.
+pub fn to_text(results: &[TaskResult], wall: f64) -> String {
+    let mut out: Vec<String> = results.iter().map(task_line).collect();
+    out.push(String::new());
+    out.push(format!(
+        "{:<16} {:>6} {:>6} {:>8}",
+        "domain", "passed", "tasks", "seconds"
+    ));
+    for (d, s) in summarize(results) {
+        out.push(format!(
+            "{d:<16} {:>6} {:>6} {:>8.1}",
+            s.passed, s.tasks, s.seconds
+        ));
+    }
+    let passed = results.iter().filter(|r| r.passed).count();
+    out.push(format!(
+        "total: {passed}/{} passed in {wall:.1} s wall",
+        results.len()
+    ));
+    out.join("\n")
+}

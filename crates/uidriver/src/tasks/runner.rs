@@ -1,0 +1,360 @@
+//! Running tasks: for each one a fresh sandbox, its setup, an MCP endpoint over loopback HTTP
+//! (besides `uidriver mcp` on stdio), the agent with the instruction in its environment and the
+//! task on stdin, a deadline, the evaluation, and the teardown; `--jobs` sandboxes at a time.
+//! Formatting results is `report.rs`'s job.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use uidriver_sandbox::{Sandbox, SandboxConfig};
+
+use super::checkers::evaluate;
+use super::setup::{kill_group, prepare, run_with_deadline, tail, Prepared};
+use super::task::Task;
+
+/// How long `uidriver mcp --http` may take to say where it listens.
+const HTTP_START: Duration = Duration::from_secs(20);
+/// Pause between the agent's exit and the evaluation: some apps write their settings on a
+/// timer after a change (xfce4-terminal's terminalrc appears ~0.5 s after the dialog closes).
+const SETTLE: Duration = Duration::from_millis(1500);
+/// Screen of every task's desktop (LibreOffice's toolbars need the width).
+const SCREEN: (u32, u32) = (1440, 900);
+
+/// How to run the suite.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The suite's directory.
+    pub tasks_dir: PathBuf,
+    /// A shell command line to run as the agent instead of each task's scripted solution.
+    pub agent: Option<String>,
+    /// Leave a failing task's sandbox running.
+    pub keep: bool,
+    /// Sandboxes at a time.
+    pub jobs: usize,
+    /// Where agent logs go.
+    pub log_dir: PathBuf,
+}
+
+/// The outcome of one task.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskResult {
+    /// The task's id.
+    pub id: String,
+    /// Its domain.
+    pub domain: String,
+    /// Whether the evaluator accepted the result.
+    pub passed: bool,
+    /// Why (the evaluator's reason, or what went wrong before it).
+    pub reason: String,
+    /// Wall time from sandbox start to teardown, seconds.
+    pub seconds: f64,
+    /// The agent's exit code (None: killed at the deadline or not started).
+    pub agent_exit: Option<i32>,
+    /// Tool calls the agent reported making (None: it reported nothing).
+    pub tool_calls: Option<u64>,
+    /// Characters of text the tools returned to the agent.
+    pub text_chars: Option<u64>,
+    /// Images the tools returned to the agent.
+    pub images: Option<u64>,
+    /// The agent's output, for a failing task.
+    pub log: Option<PathBuf>,
+    /// A kept sandbox's state dir (`--keep`).
+    pub kept_sandbox: Option<PathBuf>,
+}
+
+/// Runs `tasks` with `opts.jobs` at a time; `progress` hears each result as it comes.
+pub fn run_all(
+    tasks: Vec<Task>,
+    opts: &RunOptions,
+    progress: &(dyn Fn(&TaskResult) + Sync),
+) -> Vec<TaskResult> {
+    let order: Vec<String> = tasks.iter().map(|t| t.id.clone()).collect();
+    let queue = Arc::new(Mutex::new(VecDeque::from(tasks)));
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.max(1) {
+            s.spawn(|| {
+                while let Some(task) = queue.lock().ok().and_then(|mut q| q.pop_front()) {
+                    let r = run_one(&task, opts);
+                    progress(&r);
+                    if let Ok(mut all) = results.lock() {
+                        all.push(r);
+                    }
+                }
+            });
+        }
+    });
+    let mut all = results.into_inner().unwrap_or_default();
+    all.sort_by_key(|r| order.iter().position(|id| *id == r.id));
+    all
+}
+
+/// What the agent left behind.
+struct AgentRun {
+    exit: Option<i32>,
+    verdict: String,
+    stats: serde_json::Value,
+    log: PathBuf,
+    error: Option<String>,
+    /// The last line of the agent's stderr, when it exited unsuccessfully.
+    complaint: Option<String>,
+}
+
+fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
+    let t0 = Instant::now();
+    let mut r = TaskResult {
+        id: task.id.clone(),
+        domain: task.domain.clone(),
+        passed: false,
+        reason: String::new(),
+        seconds: 0.0,
+        agent_exit: None,
+        tool_calls: None,
+        text_chars: None,
+        images: None,
+        log: None,
+        kept_sandbox: None,
+    };
+    let sb = match Sandbox::start(SandboxConfig {
+        width: SCREEN.0,
+        height: SCREEN.1,
+        ..SandboxConfig::default()
+    }) {
+        Ok(sb) => sb,
+        Err(e) => {
+            r.reason = format!("sandbox: {e}");
+            r.seconds = t0.elapsed().as_secs_f64();
+            return r;
+        }
+    };
+    let (prepared, ready) = prepare(sb, task, &opts.tasks_dir);
+    if let Err(e) = ready {
+        r.reason = e;
+        teardown(prepared, opts.keep, &mut r);
+        r.seconds = t0.elapsed().as_secs_f64();
+        return r;
+    }
+    let agent = run_agent(&prepared, task, opts);
+    std::thread::sleep(SETTLE);
+    r.agent_exit = agent.exit;
+    let count = |k: &str| agent.stats.get(k).and_then(serde_json::Value::as_u64);
+    (r.tool_calls, r.text_chars, r.images) =
+        (count("toolCalls"), count("textChars"), count("images"));
+    let verdict = judge(&prepared, task, &agent);
+    r.passed = verdict.is_ok();
+    r.reason = verdict.unwrap_or_else(|e| e);
+    if !r.passed {
+        r.log = Some(agent.log.clone());
+        if let Some(c) = &agent.complaint {
+            r.reason = format!(
+                "{} · agent exited {:?}: {c}",
+                r.reason,
+                agent.exit.unwrap_or(-1)
+            );
+        }
+    }
+    teardown(prepared, opts.keep, &mut r);
+    r.seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
+fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> {
+    if let Some(e) = &agent.error {
+        return Err(format!("agent: {e}"));
+    }
+    let said_infeasible = agent.verdict.eq_ignore_ascii_case("infeasible");
+    if task.infeasible {
+        if agent.verdict.eq_ignore_ascii_case("done") {
+            return Err("the task is infeasible, but the agent reported it done".into());
+        }
+        return match &task.evaluator {
+            Some(c) => evaluate(p, c).map(|why| format!("not claimed done; {why}")),
+            None => Ok("infeasible, and the agent did not claim it done".into()),
+        };
+    }
+    if said_infeasible {
+        return Err("the agent declared a feasible task infeasible".into());
+    }
+    let checker = task.evaluator.as_ref().ok_or("no evaluator")?;
+    evaluate(p, checker)
+}
+
+fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
+    let log = opts.log_dir.join(format!("{}.log", task.id));
+    let stats_file = opts.log_dir.join(format!("{}.stats.json", task.id));
+    let verdict_file = opts.log_dir.join(format!("{}.result", task.id));
+    let _ = std::fs::remove_file(&stats_file);
+    let _ = std::fs::remove_file(&verdict_file);
+    let mut run = AgentRun {
+        exit: None,
+        verdict: String::new(),
+        stats: serde_json::Value::Null,
+        log: log.clone(),
+        error: None,
+        complaint: None,
+    };
+    let line = match (&opts.agent, task.solution()) {
+        (Some(cmd), _) => cmd.clone(),
+        (None, Some(py)) => {
+            let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
+            format!("exec {python} '{}'", py.display())
+        }
+        (None, None) => {
+            run.error = Some(format!(
+                "no scripted solution ({}.py) and no --agent",
+                task.id
+            ));
+            return run;
+        }
+    };
+    let token = new_token();
+    let http = start_http(p, &token);
+    let instruction = p.expand(&task.instruction);
+    let mut cmd = p.shell(&line);
+    cmd.env("UIDRIVER_TASK_INSTRUCTION", &instruction)
+        .env("UIDRIVER_TASK_ID", &task.id)
+        .env("UIDRIVER_TASK_STATS", &stats_file)
+        .env("UIDRIVER_TASK_RESULT", &verdict_file)
+        .env("UIDRIVER_MCP_TOKEN", &token);
+    if let Ok((_, url)) = &http {
+        cmd.env("UIDRIVER_MCP_URL", url);
+    }
+    let mut spec = serde_json::to_value(task).unwrap_or_default();
+    spec["instruction"] = instruction.into();
+    spec["domain"] = task.domain.clone().into();
+    let input = serde_json::to_vec_pretty(&spec).unwrap_or_default();
+    let limit = Duration::from_secs(task.timeout.max(5));
+    let out = run_with_deadline(cmd, Some(&input), limit);
+    if let Ok((child, _)) = http {
+        stop_child(child);
+    }
+    match out {
+        Ok(o) => {
+            run.exit = o.status.code();
+            if !o.status.success() {
+                let err = String::from_utf8_lossy(&o.stderr);
+                run.complaint = err
+                    .lines()
+                    .rev()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(|l| tail(l, 300).to_string());
+            }
+            let text = format!(
+                "--- stdout\n{}\n--- stderr\n{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let _ = std::fs::write(&log, text);
+        }
+        Err(e) => {
+            let _ = std::fs::write(&log, &e);
+            run.error = Some(format!("did not finish: {}", tail(&e, 300)));
+        }
+    }
+    run.verdict = std::fs::read_to_string(&verdict_file)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    run.stats = std::fs::read(&stats_file)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    run
+}
+
+/// Starts `uidriver mcp --http 127.0.0.1:0` inside the sandbox and reads its URL from stderr.
+fn start_http(p: &Prepared, token: &str) -> Result<(Child, String), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = p.shell(&format!("exec '{}' mcp --http 127.0.0.1:0", exe.display()));
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0)
+        .env("UIDRIVER_MCP_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| e.to_string())?;
+    let stderr = child.stderr.take().ok_or("no stderr")?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("serving MCP at ").nth(1) {
+                let url = rest.split_whitespace().next().unwrap_or("").to_string();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    match rx.recv_timeout(HTTP_START) {
+        Ok(url) => Ok((child, url)),
+        Err(_) => {
+            stop_child(child);
+            Err("uidriver mcp --http did not start".into())
+        }
+    }
+}
+
+fn stop_child(mut child: Child) {
+    kill_group(child.id());
+    let _ = child.wait();
+}
+
+/// 32 hex characters from the kernel's random source.
+fn new_token() -> String {
+    let mut buf = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut buf);
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Stops the local server, the daemon the agent started and the sandbox, or keeps a failing
+/// task's sandbox with `--keep`.
+fn teardown(p: Prepared, keep: bool, r: &mut TaskResult) {
+    let Prepared { sb, server, .. } = p;
+    drop(server);
+    if keep && !r.passed {
+        let dir = sb.detach();
+        r.kept_sandbox = Some(dir);
+        return;
+    }
+    stop_daemon(&sb);
+    if let Err(e) = sb.stop() {
+        tracing::warn!(error = %e, "stopping a task sandbox");
+    }
+}
+
+fn stop_daemon(sb: &Sandbox) {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["daemon", "stop"]).env_remove("UIDRIVER_SOCKET");
+    for (k, v) in sb.env() {
+        cmd.env(k, v);
+    }
+    let _ = run_with_deadline(cmd, None, Duration::from_secs(10));
+}
+
+/// Where agent logs of this run go: `$TMPDIR/uidriver-tasks-<pid>`.
+pub fn default_log_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("uidriver-tasks-{}", std::process::id()))
+}
+
+/// The suite directory: `--dir`, else `./tasks`, else the one in this source tree.
+pub fn find_tasks_dir(given: Option<&Path>) -> PathBuf {
+    if let Some(d) = given {
+        return d.to_path_buf();
+    }
+    let here = PathBuf::from("tasks");
+    if here.join("lib").is_dir() {
+        return std::fs::canonicalize(&here).unwrap_or(here);
+    }
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tasks"))
+}

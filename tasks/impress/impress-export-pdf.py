@@ -1,0 +1,10 @@
+"""File > Export As > Export as PDF…, Export, name the file."""
+from uitask import run
+
+
+async def solve(ui):
+    await ui.office_export_pdf("pitch.pptx", "pitch.pdf")
+    ui.done()
+
+
+run(solve)
