@@ -281,11 +281,13 @@ impl DaemonClient {
             .unwrap_or(Value::Null))
     }
 
-    /// Asks the daemon to exit.
+    /// Asks the daemon to exit. A daemon that exits before its answer reaches us has done
+    /// what was asked: the connection closing is the answer.
     pub async fn shutdown(&self) -> Result<(), ClientError> {
-        self.request("shutdown", None, Value::Null)
-            .await
-            .map(|_| ())
+        match self.request("shutdown", None, Value::Null).await {
+            Ok(_) | Err(ClientError::Lost) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 }
 
