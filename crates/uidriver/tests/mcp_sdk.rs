@@ -89,8 +89,12 @@ fn run_script_in(prefix: Vec<String>, name: &str, args: &[&str], env: &[(String,
         has_sdk,
         "the MCP Python SDK is missing: `{python} -m pip install mcp` (the README test command installs it)"
     );
+    // One dir (daemon socket, state) per run: the tests of this binary run in parallel, and two
+    // runs of one script must never share (or kill) each other's daemon.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!(
-        "uidriver-mcp-sdk-{}-{}",
+        "uidriver-mcp-sdk-{}-{}-{run}",
         std::process::id(),
         name.trim_end_matches(".py")
     ));
