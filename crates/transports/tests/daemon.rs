@@ -43,6 +43,7 @@ struct Daemon {
     rt: Option<tokio::runtime::Runtime>,
     done: tokio::sync::oneshot::Receiver<()>,
     exited: bool,
+    path: std::path::PathBuf,
 }
 
 impl Daemon {
@@ -54,6 +55,7 @@ impl Daemon {
             .unwrap();
         let (tx, done) = tokio::sync::oneshot::channel();
         let path = path.to_path_buf();
+        let socket = path.clone();
         let bound = std::sync::mpsc::channel();
         rt.spawn(async move {
             let listener = bind_socket(&path).await.expect("bind");
@@ -75,6 +77,7 @@ impl Daemon {
             rt: Some(rt),
             done,
             exited: false,
+            path: socket,
         }
     }
 
@@ -82,6 +85,16 @@ impl Daemon {
     fn kill(mut self) {
         if let Some(rt) = self.rt.take() {
             rt.shutdown_background();
+        }
+        // The runtime's threads stop a moment later: dead means the socket refuses, as a
+        // killed process's does at once.
+        let t0 = std::time::Instant::now();
+        while std::os::unix::net::UnixStream::connect(&self.path).is_ok() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "the killed daemon still accepts"
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
