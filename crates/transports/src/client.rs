@@ -221,7 +221,8 @@ impl DaemonClient {
 
     /// Sends one request and waits for its response. A request that could not be sent (the
     /// connection had ended, or the write failed) is sent once more on a new connection: it
-    /// never ran, so that is safe. One that was sent and lost its answer is not.
+    /// never ran, so that is safe. One that was sent and lost its answer is sent again only
+    /// when it cannot change anything ([`replays_when_lost`]); any other answers `Lost`.
     pub async fn request(
         &self,
         op: &str,
@@ -241,12 +242,22 @@ impl DaemonClient {
             return Err(ClientError::TooLarge(line.len()));
         }
         line.push(b'\n');
+        let replayable = op == "ping" || tool.is_some_and(replays_when_lost);
         let mut unsent = None;
-        for _ in 0..2 {
+        for attempt in 0..2 {
             let conn = self.connection().await?;
             match conn.send(id, &line).await {
                 Ok(rx) => {
-                    let resp = rx.await.map_err(|_| ClientError::Lost)?;
+                    let Ok(resp) = rx.await else {
+                        // A daemon dies over a moment (its threads exit one by one), so a
+                        // request can be written just before its socket closes.
+                        self.discard(&conn).await;
+                        if replayable && attempt == 0 {
+                            tracing::info!(op, tool, "answer lost; replaying a read-only call");
+                            continue;
+                        }
+                        return Err(ClientError::Lost);
+                    };
                     if let Some(e) = &resp.error {
                         return Err(ClientError::Protocol(e.clone()));
                     }
@@ -370,6 +381,12 @@ const READING_TOOLS: &[&str] = &[
     "wait_for",
     "desktop_screenshot",
 ];
+
+/// Whether a call of `tool` whose answer was lost may be sent again on a new daemon: it only
+/// reads, and it is short. A `wait_for` is not, as its deadline ran on the dead daemon.
+fn replays_when_lost(tool: &str) -> bool {
+    READING_TOOLS.contains(&tool) && tool != "wait_for"
+}
 
 /// `backend_unavailable` for a call the daemon did not answer, with the delivery that is true
 /// of it: `maybe` only when the request was sent and the tool can act; a tool unknown here

@@ -253,3 +253,59 @@ async fn the_daemon_stays_while_a_client_is_attached_and_idles_out_after() {
     );
     daemon.kill();
 }
+
+/// A daemon that dies just after a request reached it: the first connection reads one line and
+/// closes unanswered; later ones answer every `ping` by id. Counts the connections it took.
+async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::AtomicUsize> {
+    let listener = tokio::net::UnixListener::bind(path).unwrap();
+    let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = taken.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stream);
+                let mut line = String::new();
+                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
+                    if n == 0 {
+                        return;
+                    }
+                    let req: Value = serde_json::from_str(&line).unwrap();
+                    let answer = json!({"id": req["id"], "pong": {"pid": 7}});
+                    let mut out = serde_json::to_vec(&answer).unwrap();
+                    out.push(b'\n');
+                    lines.get_mut().write_all(&out).await.unwrap();
+                    line.clear();
+                }
+            });
+        }
+    });
+    taken
+}
+
+#[tokio::test]
+async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
+    let dir = Dir::new("replay");
+    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let pong = client
+        .ping()
+        .await
+        .expect("the ping is replayed on a new connection");
+    assert_eq!(pong["pid"], 7);
+    assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    let dir = Dir::new("no-replay");
+    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let r = client
+        .call("act_ui", json!({"stateId": "s", "actions": []}))
+        .await;
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "maybe", "{}", r.text);
+    assert_eq!(
+        taken.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "not replayed"
+    );
+}
