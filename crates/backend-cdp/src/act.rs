@@ -2,7 +2,7 @@
 //! point), how input was delivered (`cdp-input` for real pointer and key events through
 //! `Input.dispatch*Event`, `cdp-dom` for DOM-level changes), and how the effect was verified
 //! (the element received the event, a read-back of its value or state, or the document
-//! being replaced). Steps stop at the first one that did not work. This file holds the loop,
+//! being replaced). The batch is core's `run_batch`; this file is the page's step driver:
 //! grounding, hit-testing and the pointer steps; text, value and state steps are `edit.rs`.
 //!
 //! Pointer steps never click blind: the element is scrolled into view, its centre is hit-tested
@@ -17,11 +17,14 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
+use async_trait::async_trait;
 use serde_json::{json, Value};
 use uidriver_core::action::{Button, Point};
 use uidriver_core::{
-    ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Result, Step, StepReport, Target,
+    run_batch, ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Result, Step,
+    StepDriver, StepReport, Target,
 };
 
 use crate::error::{maybe_delivered, CdpError};
@@ -53,16 +56,7 @@ pub async fn run(
         vp: Viewport::from_vp(&vp, headless),
         deadline,
     };
-    let mut reports = Vec::new();
-    for (i, step) in req.steps.iter().enumerate() {
-        let r = actor.step(i, step).await;
-        let stop = r.outcome != uidriver_core::Outcome::Worked;
-        reports.push(r);
-        if stop {
-            break;
-        }
-    }
-    Ok(reports)
+    Ok(run_batch(&actor, req.steps, headless, deadline).await)
 }
 
 /// An element of the page, addressed for this call.
@@ -112,20 +106,17 @@ pub(crate) struct Actor<'a> {
     pub(crate) deadline: Deadline,
 }
 
-impl Actor<'_> {
-    async fn step(&self, index: usize, step: &Step) -> StepReport {
-        let mut r = StepReport::new(index, step.name());
-        if let Err(mut e) = self.dispatch(&mut r, step).await {
-            if r.delivery.delivered != Delivery::NotDelivered
-                && e.delivery == Delivery::NotDelivered
-            {
-                e.delivery = r.delivery.delivered;
-            }
+/// Every step is allowed under `headless`: CDP input reaches the renderer, not the OS.
+#[async_trait]
+impl StepDriver for Actor<'_> {
+    async fn perform(&self, r: &mut StepReport, step: &Step) {
+        if let Err(e) = self.dispatch(r, step).await {
             r.error = Some(e);
         }
-        r.conclude()
     }
+}
 
+impl Actor<'_> {
     async fn dispatch(&self, r: &mut StepReport, step: &Step) -> Result<()> {
         match step {
             Step::Press(t) => {
@@ -156,16 +147,14 @@ impl Actor<'_> {
             Step::SetValue(t, v) => self.set_value(r, *t, *v).await,
             Step::Drag { path, from, button } => self.drag(r, path, *from, *button).await,
             Step::MoveMouse(t) | Step::Hover(t) => self.hover(r, t).await,
-            Step::Wait(ms) => {
-                tokio::time::sleep(Duration::from_millis(*ms).min(self.deadline.remaining())).await;
-                Ok(())
-            }
+            // The runner sleeps `wait` itself.
+            Step::Wait(_) => Ok(()),
         }
     }
 
     /// Resolves a ref of the base state to a live element.
     pub(crate) async fn element(&self, r: &mut StepReport, t: ElementRef) -> Result<Elem> {
-        r.grounding.method = "ref".into();
+        r.grounding.method = GroundingMethod::Ref;
         r.grounding.r#ref = Some(t);
         let node = self.req.state.node(t)?;
         let (nonce, id) = parse_handle(&node.handle).ok_or_else(|| {
@@ -509,7 +498,7 @@ impl Actor<'_> {
         r: &mut StepReport,
         events: Vec<crate::protocol::DispatchMouseEvent>,
     ) -> Result<()> {
-        r.delivery.method = "cdp-input".into();
+        r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         for ev in &events {
             page.send(ev, self.deadline)
@@ -554,7 +543,7 @@ impl Actor<'_> {
                 ));
             }
             self.probe(self.page_of(el), &el.obj, &events).await?;
-            r.delivery.method = "cdp-dom".into();
+            r.delivery.method = DeliveryMethod::CdpDom;
             r.delivery.delivered = Delivery::Maybe;
             r.delivery.detail = Some(format!(
                 "{why}; activated through the DOM (element.click())"
@@ -580,7 +569,13 @@ impl Actor<'_> {
         count: u8,
     ) -> Result<()> {
         match self.read_probe(page).await? {
-            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            None => verify(
+                r,
+                VerificationMethod::RootChange,
+                true,
+                "the page loaded a new document",
+                "",
+            ),
             Some(seen) => {
                 let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
                 let (ok, what) = match button {
@@ -590,7 +585,7 @@ impl Actor<'_> {
                 };
                 verify(
                     r,
-                    "state",
+                    VerificationMethod::State,
                     ok,
                     &format!("the element received {what}"),
                     &format!("no {what} event reached the element"),
@@ -608,7 +603,7 @@ impl Actor<'_> {
         count: u8,
     ) -> Result<()> {
         let (x, y) = self.viewport_point(p);
-        r.grounding.method = "point".into();
+        r.grounding.method = GroundingMethod::Point;
         r.grounding.point = Some(self.screen_point(x, y));
         let (frame, hit, local) = self.point_target(x, y).await.ok_or_else(|| {
             Error::invalid(
@@ -659,7 +654,7 @@ impl Actor<'_> {
                     .await?;
                 verify(
                     r,
-                    "state",
+                    VerificationMethod::State,
                     over.as_bool() == Some(true),
                     "the pointer is over the element",
                     "the element is not hovered",
@@ -667,7 +662,7 @@ impl Actor<'_> {
             }
             Target::Point(p) => {
                 let (x, y) = self.viewport_point(*p);
-                r.grounding.method = "point".into();
+                r.grounding.method = GroundingMethod::Point;
                 r.grounding.point = Some(self.screen_point(x, y));
                 self.send_mouse(r, vec![mouse_move(x, y, 0)]).await?;
                 // Whatever is at the point should now be under the pointer.
@@ -684,7 +679,7 @@ impl Actor<'_> {
                 };
                 verify(
                     r,
-                    "state",
+                    VerificationMethod::State,
                     over,
                     "the element at the point is hovered",
                     "nothing at the point is hovered",
@@ -709,7 +704,7 @@ impl Actor<'_> {
             pts.insert(0, (g.x, g.y));
             (frame, off) = (el.frame.clone(), g.off);
         } else {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
         }
         if let Some(&(x, y)) = pts.first() {
             r.grounding.point = Some(self.screen_point(x, y));
@@ -764,7 +759,13 @@ impl Actor<'_> {
         }
         self.send_mouse_to(to, r, evs).await?;
         match self.read_probe(probe_page).await? {
-            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            None => verify(
+                r,
+                VerificationMethod::RootChange,
+                true,
+                "the page loaded a new document",
+                "",
+            ),
             Some(seen) => {
                 let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
                 // Evidence that the whole gesture reached the page; its effect (what moved
@@ -772,7 +773,7 @@ impl Actor<'_> {
                 let ok = n("mousedown") >= 1 && n("mousemove") >= 1 && n("mouseup") >= 1;
                 verify(
                     r,
-                    "state",
+                    VerificationMethod::State,
                     ok,
                     "the page received press, moves and release",
                     "the page did not receive the whole gesture",
@@ -798,7 +799,7 @@ impl Actor<'_> {
             }
             Some(Target::Point(p)) => {
                 let (x, y) = self.viewport_point(*p);
-                r.grounding.method = "point".into();
+                r.grounding.method = GroundingMethod::Point;
                 let (f, o, local) = self
                     .point_target(x, y)
                     .await
@@ -806,7 +807,7 @@ impl Actor<'_> {
                 (o, x, y, false, f, local)
             }
             None => {
-                r.grounding.method = "focus".into();
+                r.grounding.method = GroundingMethod::Focus;
                 let (vw, vh) = self.vp_size().await?;
                 let (w, h) = (vw / 2.0, vh / 2.0);
                 let o = self
@@ -841,7 +842,7 @@ impl Actor<'_> {
         }
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             after != before,
             "the scroll position changed",
             "nothing scrolled (already at the end?)",
@@ -865,8 +866,14 @@ fn hit_of(v: Value) -> Result<Hit> {
     Ok(if ok { Hit::Target } else { Hit::Covered(desc) })
 }
 
-pub(crate) fn verify(r: &mut StepReport, method: &str, ok: bool, yes: &str, no: &str) {
-    r.verification.method = method.into();
+pub(crate) fn verify(
+    r: &mut StepReport,
+    method: VerificationMethod,
+    ok: bool,
+    yes: &str,
+    no: &str,
+) {
+    r.verification.method = method;
     r.verification.passed = Some(ok);
     r.verification.detail = Some(if ok { yes } else { no }.to_string());
 }

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use uidriver_core::action::Button;
 use uidriver_core::choose;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
+use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
 use crate::act::{format_number, verify, Actor, Elem};
 use crate::error::maybe_delivered;
@@ -28,7 +29,7 @@ impl Actor<'_> {
                 "{t} is not an editable text field"
             )));
         }
-        r.delivery.method = "cdp-input".into();
+        r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         self.call(&el, FOCUS_SELECT_JS, vec![json!(true)]).await?;
         if text.is_empty() {
@@ -50,7 +51,7 @@ impl Actor<'_> {
             // Some inputs (number, date) reject typed text that is not in their format, or a
             // page script rewrote it; set the value the way the page's own script would.
             value = self.call(&el, SET_VALUE_JS, vec![json!(text)]).await?;
-            r.delivery.method = "cdp-dom".into();
+            r.delivery.method = DeliveryMethod::CdpDom;
             r.delivery.detail = Some("typed text did not take; the value was set through the DOM with input and change events".into());
         }
         let ok =
@@ -58,7 +59,7 @@ impl Actor<'_> {
         let shown = value.as_str().map(|v| v.chars().count()).unwrap_or(0);
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             ok,
             "the field holds exactly the text",
             &format!("the field holds other text ({shown} chars)"),
@@ -80,11 +81,11 @@ impl Actor<'_> {
                 Some(el)
             }
             None => {
-                r.grounding.method = "focus".into();
+                r.grounding.method = GroundingMethod::Focus;
                 None
             }
         };
-        r.delivery.method = "cdp-input".into();
+        r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         self.page
             .send(&InsertText { text }, self.deadline)
@@ -107,7 +108,7 @@ impl Actor<'_> {
         let ok = value.as_str().is_some_and(|v| v.contains(text));
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             ok,
             "the text is in the field",
             "the text is not in the field",
@@ -132,7 +133,7 @@ impl Actor<'_> {
                 (el.frame.clone(), Some(el.obj))
             }
             None => {
-                r.grounding.method = "focus".into();
+                r.grounding.method = GroundingMethod::Focus;
                 self.focused().await?
             }
         };
@@ -163,7 +164,7 @@ impl Actor<'_> {
         if let Some(w) = &win {
             self.probe(page, w, &["keydown"]).await?;
         }
-        r.delivery.method = "cdp-input".into();
+        r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         for chord in keys {
             for ev in chord_events(chord) {
@@ -176,14 +177,20 @@ impl Actor<'_> {
         r.delivery.delivered = Delivery::Delivered;
         r.delivery.detail = Some(format!("{} chord(s)", keys.len()));
         match self.read_probe(page).await? {
-            None => verify(r, "root-change", true, "the page loaded a new document", ""),
+            None => verify(
+                r,
+                VerificationMethod::RootChange,
+                true,
+                "the page loaded a new document",
+                "",
+            ),
             Some(seen) => {
                 let n = seen.get("keydown").and_then(Value::as_u64).unwrap_or(0);
                 // Each chord sends its modifiers' keydowns too; at least one per chord must land.
                 let ok = n >= keys.len() as u64;
                 verify(
                     r,
-                    "state",
+                    VerificationMethod::State,
                     ok,
                     &format!("the page received {n} keydown events"),
                     "the keys did not reach the page",
@@ -197,7 +204,7 @@ impl Actor<'_> {
     /// written is matched by core's rule ([`choose::pick`]: folded, then a unique prefix).
     pub(crate) async fn select(&self, r: &mut StepReport, t: ElementRef, want: &str) -> Result<()> {
         let el = self.element(r, t).await?;
-        r.delivery.method = "cdp-dom".into();
+        r.delivery.method = DeliveryMethod::CdpDom;
         r.delivery.delivered = Delivery::Maybe;
         let mut v = self.call(&el, SELECT_JS, vec![json!(want)]).await?;
         if v.get("err").and_then(Value::as_str) == Some("not-select") {
@@ -223,7 +230,7 @@ impl Actor<'_> {
         let ok = v.get("ok").and_then(Value::as_bool) == Some(true);
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             ok,
             "the option is selected",
             "the option is not selected",
@@ -281,7 +288,7 @@ impl Actor<'_> {
         {
             verify(
                 r,
-                "read-back",
+                VerificationMethod::ReadBack,
                 true,
                 "the option was already selected: nothing was sent",
                 "",
@@ -309,7 +316,7 @@ impl Actor<'_> {
         }
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             ok,
             "the option reads back selected",
             "the option was clicked but does not read back selected",
@@ -368,7 +375,7 @@ impl Actor<'_> {
             )));
         };
         if now == want {
-            r.verification.method = "read-back".into();
+            r.verification.method = VerificationMethod::ReadBack;
             r.verification.passed = Some(true);
             r.verification.detail = Some(format!(
                 "already {}",
@@ -415,7 +422,7 @@ impl Actor<'_> {
         };
         verify(
             r,
-            "read-back",
+            VerificationMethod::ReadBack,
             ok,
             &format!("now {desc}"),
             &format!(
@@ -443,7 +450,7 @@ impl Actor<'_> {
         if !matches!(kind.as_str(), Some("range" | "number")) {
             return self.set_value_aria(r, &el, v).await;
         }
-        r.delivery.method = "cdp-dom".into();
+        r.delivery.method = DeliveryMethod::CdpDom;
         r.delivery.delivered = Delivery::Maybe;
         let got = self
             .call(&el, SET_VALUE_JS, vec![json!(format_number(v))])
@@ -459,7 +466,13 @@ impl Actor<'_> {
             ),
             _ => "the value was not accepted".into(),
         };
-        verify(r, "read-back", ok, "the value is set", &detail);
+        verify(
+            r,
+            VerificationMethod::ReadBack,
+            ok,
+            "the value is set",
+            &detail,
+        );
         Ok(())
     }
 
@@ -496,7 +509,7 @@ impl Actor<'_> {
         if same(now) {
             verify(
                 r,
-                "read-back",
+                VerificationMethod::ReadBack,
                 true,
                 "the value was already that: nothing was sent",
                 "",
@@ -505,7 +518,7 @@ impl Actor<'_> {
         }
         self.call(el, "function () { this.focus(); }", vec![])
             .await?;
-        r.delivery.method = "cdp-input".into();
+        r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         let mut presses = 0u32;
         while presses < MAX_VALUE_KEYS && !same(now) {
@@ -537,7 +550,13 @@ impl Actor<'_> {
             format_number(now),
             format_number(v)
         );
-        verify(r, "read-back", same(now), "the value is set", &detail);
+        verify(
+            r,
+            VerificationMethod::ReadBack,
+            same(now),
+            "the value is set",
+            &detail,
+        );
         Ok(())
     }
 
@@ -554,13 +573,13 @@ impl Actor<'_> {
     /// focus: `element.focus()`, verified by where focus is.
     pub(crate) async fn focus(&self, r: &mut StepReport, t: ElementRef) -> Result<()> {
         let el = self.element(r, t).await?;
-        r.delivery.method = "cdp-dom".into();
+        r.delivery.method = DeliveryMethod::CdpDom;
         r.delivery.delivered = Delivery::Maybe;
         let ok = self.call(&el, FOCUS_JS, vec![]).await?;
         r.delivery.delivered = Delivery::Delivered;
         verify(
             r,
-            "focus",
+            VerificationMethod::Focus,
             ok.as_bool() == Some(true),
             "the element has keyboard focus",
             "focus went elsewhere",

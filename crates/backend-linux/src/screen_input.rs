@@ -4,6 +4,7 @@
 //! beyond delivery: each event's outcome is `unknown` unless it failed before sending.
 
 use uidriver_core::{Deadline, Delivery, Error, InputLock, Result, ScreenInput, StepReport};
+use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
 use crate::x11::input;
 use crate::{lease, LinuxBackend};
@@ -48,11 +49,10 @@ pub(crate) async fn send(
     for (i, ev) in events.iter().enumerate() {
         let mut r = StepReport::new(i, name(ev));
         r.grounding.method = if point(ev).is_some() {
-            "point"
+            GroundingMethod::Point
         } else {
-            "focus"
-        }
-        .into();
+            GroundingMethod::Focus
+        };
         r.grounding.point = point(ev);
         let job = ev.clone();
         let sent = x
@@ -77,11 +77,11 @@ pub(crate) async fn send(
                 }
             })
             .await;
-        r.delivery.method = "xtest".into();
+        r.delivery.method = DeliveryMethod::Xtest;
         match sent {
             Ok(()) => {
                 r.delivery.delivered = Delivery::Delivered;
-                r.verification.method = "none".into();
+                r.verification.method = VerificationMethod::None;
                 r.verification.detail =
                     Some("raw input: only the caller's next screenshot can show its effect".into());
                 reports.push(r.conclude());

@@ -180,7 +180,8 @@ pub trait Backend: Send + Sync + 'static {
     }
 
     /// Runs steps in order, stopping after the first that did not work. Returns one report per
-    /// step that ran (or was refused).
+    /// step that ran (or was refused). Implementations build a [`crate::StepDriver`] for the
+    /// root and hand it to [`crate::run_batch`], which owns the batch rules.
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
         let _ = (req, deadline);
         Err(Error::unsupported(

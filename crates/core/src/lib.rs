@@ -10,12 +10,14 @@
 //! - `lane`: per-resource [`Lanes`] with epochs, and the [`InputLock`].
 //! - `outline`, `search`, `diff`: what a model reads: folded outlines, ranked matches, diffs.
 //! - `action`, `outcome`: steps and their evidence ([`Outcome`], [`Delivery`]).
+//! - `batch`: the one step runner ([`run_batch`]) and the backends' part of it ([`StepDriver`]).
 //! - `error`: the published catalogue ([`ErrorCode`]) and [`Error`].
 //! - `backend`: the port ([`Backend`], [`BrowserControl`], [`ScreenControl`], [`Deadline`]).
 #![warn(missing_docs)]
 
 pub mod action;
 pub mod backend;
+pub mod batch;
 pub mod choose;
 pub mod diff;
 pub mod error;
@@ -39,6 +41,7 @@ pub use backend::{
     ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,
 };
+pub use batch::{run_batch, StepDriver};
 pub use error::{Error, ErrorCode, Result};
 pub use expect::Expect;
 pub use ids::{ElementRef, IdParseError, RootRef, StateId};
@@ -48,7 +51,8 @@ pub use model::{
     RootKind, Snapshot, TextSlice, Timings, Truncation,
 };
 pub use outcome::{
-    Delivery, DeliveryEvidence, ExpectVerdict, Grounding, Outcome, StepReport, Verification,
+    Delivery, DeliveryEvidence, DeliveryMethod, ExpectVerdict, Grounding, GroundingMethod, Outcome,
+    StepReport, Verification, VerificationMethod,
 };
 pub use state::{NewState, State};
 pub use store::{RootRegistry, StateStore};

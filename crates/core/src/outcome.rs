@@ -6,6 +6,78 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::vocab::vocabulary;
+
+vocabulary!(
+    /// How a step's target was found.
+    GroundingMethod {
+        /// A ref of the base state.
+        Ref = "ref",
+        /// A point of the state's image or the screen.
+        Point = "point",
+        /// The element that has the keyboard focus.
+        Focus = "focus",
+        /// No target (`wait`), or none was found.
+        None = "none",
+    }
+);
+
+vocabulary!(
+    /// How a step's input was delivered.
+    DeliveryMethod {
+        /// The element's own action (AT-SPI `Action`).
+        SemanticAction = "semantic-action",
+        /// The element's text interface (AT-SPI `EditableText`).
+        EditableText = "editable-text",
+        /// The element's value interface (AT-SPI `Value`).
+        Value = "value",
+        /// The container's selection interface (AT-SPI `Selection`).
+        Selection = "selection",
+        /// Moving the keyboard focus.
+        Focus = "focus",
+        /// Synthetic pointer or keyboard input through the X server (XTEST).
+        Xtest = "xtest",
+        /// Pointer or key events dispatched to a page's renderer (CDP `Input`).
+        CdpInput = "cdp-input",
+        /// A change made through the page's DOM.
+        CdpDom = "cdp-dom",
+        /// Nothing was delivered.
+        None = "none",
+    }
+);
+
+vocabulary!(
+    /// How a step's effect was checked.
+    VerificationMethod {
+        /// The target's value, text or state read back and compared with what was asked.
+        ReadBack = "read-back",
+        /// The target's states (checked, expanded, selected, …).
+        State = "state",
+        /// Where the keyboard focus is.
+        Focus = "focus",
+        /// The application's own events.
+        Event = "event",
+        /// The element under the pointer received the input.
+        Pointer = "pointer",
+        /// A root opened, closed or was replaced (a dialog, a new document).
+        RootChange = "root-change",
+        /// The call's `expect` condition.
+        Postcondition = "postcondition",
+        /// Nothing could be checked.
+        None = "none",
+    }
+);
+
+macro_rules! none_by_default {
+    ($($t:ty),+) => {$(
+        impl Default for $t {
+            fn default() -> Self {
+                <$t>::None
+            }
+        }
+    )+};
+}
+none_by_default!(GroundingMethod, DeliveryMethod, VerificationMethod);
 
 /// The verdict on one step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -46,8 +118,8 @@ pub enum Delivery {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Grounding {
-    /// `ref`, `point`, `focus` (the focused element), or `none` (e.g. `wait`).
-    pub method: String,
+    /// How the target was found.
+    pub method: GroundingMethod,
     /// The element acted on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub r#ref: Option<crate::ElementRef>,
@@ -60,9 +132,8 @@ pub struct Grounding {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryEvidence {
-    /// `semantic-action`, `editable-text`, `value`, `selection`, `focus`, `xtest`, `cdp-input`,
-    /// `cdp-dom`, `none`.
-    pub method: String,
+    /// The channel the input took.
+    pub method: DeliveryMethod,
     /// Whether input reached the app.
     pub delivered: Delivery,
     /// Detail such as the action name used.
@@ -73,7 +144,7 @@ pub struct DeliveryEvidence {
 impl Default for DeliveryEvidence {
     fn default() -> Self {
         DeliveryEvidence {
-            method: "none".into(),
+            method: DeliveryMethod::None,
             delivered: Delivery::NotDelivered,
             detail: None,
         }
@@ -84,9 +155,8 @@ impl Default for DeliveryEvidence {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Verification {
-    /// `read-back`, `state`, `focus`, `event` (the app's own reaction), `pointer`,
-    /// `root-change`, `postcondition`, `none`.
-    pub method: String,
+    /// What was checked.
+    pub method: VerificationMethod,
     /// `Some(true)` confirmed, `Some(false)` refuted, `None` not checkable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passed: Option<bool>,
@@ -123,15 +193,9 @@ impl StepReport {
             index,
             action: action.to_string(),
             outcome: Outcome::Unknown,
-            grounding: Grounding {
-                method: "none".into(),
-                ..Grounding::default()
-            },
+            grounding: Grounding::default(),
             delivery: DeliveryEvidence::default(),
-            verification: Verification {
-                method: "none".into(),
-                ..Verification::default()
-            },
+            verification: Verification::default(),
             error: None,
         }
     }
@@ -150,7 +214,9 @@ impl StepReport {
             (None, _, Some(true)) => Outcome::Worked,
             (None, Delivery::NotDelivered, Some(false)) => Outcome::Didnt,
             (None, Delivery::Delivered, Some(false)) => Outcome::Didnt,
-            (None, _, _) if self.delivery.method == "none" && self.action == "wait" => {
+            (None, _, _)
+                if self.delivery.method == DeliveryMethod::None && self.action == "wait" =>
+            {
                 Outcome::Worked
             }
             (None, _, _) => Outcome::Unknown,

@@ -6,6 +6,7 @@
 //! closes the root, `Open dialog` adds a modal dialog root. Every delivery is logged with a
 //! timestamp so tests can prove what was (or was not) sent, and when.
 
+use crate::{DeliveryMethod, GroundingMethod, VerificationMethod};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -344,160 +345,12 @@ impl Backend for MemoryBackend {
 
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
         self.record("act");
-        let delay = *lock(&self.act_delay);
-        let mut reports = Vec::new();
-        for (index, step) in req.steps.iter().enumerate() {
-            let mut rep = StepReport::new(index, step.name());
-            if req.headless
-                && matches!(
-                    step,
-                    Step::Keypress(..)
-                        | Step::Click { .. }
-                        | Step::Drag { .. }
-                        | Step::MoveMouse(_)
-                        | Step::Hover(_)
-                )
-            {
-                reports.push(StepReport::refused(
-                    index,
-                    step.name(),
-                    Error::new(
-                        ErrorCode::ForegroundRequired,
-                        "the headless policy forbids physical input",
-                    ),
-                ));
-                break;
-            }
-            if let Step::Wait(ms) = step {
-                tokio::time::sleep(Duration::from_millis(*ms).min(deadline.remaining())).await;
-                reports.push(rep.conclude());
-                continue;
-            }
-            let target = step
-                .refs()
-                .first()
-                .map(|r| req.state.resolve(*r))
-                .transpose()?;
-            let handle = target.map(|i| req.state.snapshot.nodes[i].handle.clone());
-            let start = Instant::now();
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let key = req.root.key.clone();
-            let result = self.with_root(&key, |r| {
-                let idx = handle.as_deref().and_then(mem_index);
-                let node_name = idx.map(|i| r.nodes[i].name.clone()).unwrap_or_default();
-                match step {
-                    Step::Press(_)
-                    | Step::Click {
-                        target: Target::Ref(_),
-                        ..
-                    } => match node_name.as_str() {
-                        "Increment" => {
-                            if let Some(l) =
-                                r.nodes.iter_mut().find(|n| n.name.starts_with("Count: "))
-                            {
-                                let n: u64 = l.name[7..].parse().unwrap_or(0);
-                                l.name = format!("Count: {}", n + 1);
-                            }
-                            Ok(Some(true))
-                        }
-                        "Close" => {
-                            r.closed = true;
-                            Ok(None)
-                        }
-                        "Save" => {
-                            if let Some(l) =
-                                r.nodes.iter_mut().find(|n| n.name.starts_with("Saved: "))
-                            {
-                                l.name = "Saved: yes".into();
-                            }
-                            Ok(Some(true))
-                        }
-                        _ => Ok(None),
-                    },
-                    Step::SetText(_, t) => {
-                        if let Some(i) = idx {
-                            r.nodes[i].value = Some(t.clone());
-                        }
-                        Ok(Some(true))
-                    }
-                    Step::TypeText(_, t) => {
-                        if let Some(i) = idx {
-                            r.nodes[i].value.get_or_insert_with(String::new).push_str(t);
-                        }
-                        Ok(Some(true))
-                    }
-                    Step::Check(_) | Step::Uncheck(_) => {
-                        if let Some(i) = idx {
-                            if matches!(step, Step::Check(_)) {
-                                r.nodes[i].states.insert(StateFlag::Checked)
-                            } else {
-                                r.nodes[i].states.remove(StateFlag::Checked)
-                            }
-                        }
-                        Ok(Some(true))
-                    }
-                    Step::Focus(_) | Step::Keypress(..) => Ok(None),
-                    other => Err(Error::unsupported(format!(
-                        "the memory backend cannot {}",
-                        other.name()
-                    ))),
-                }
-            });
-            let open_dialog = handle
-                .as_deref()
-                .and_then(mem_index)
-                .and_then(|i| {
-                    self.with_root(&key, |r| Ok(r.nodes[i].name == "Open dialog"))
-                        .ok()
-                })
-                .unwrap_or(false);
-            if open_dialog {
-                let pid = req.root.pid.unwrap_or(0);
-                let mut dlg = info(
-                    &format!("{key}:dialog"),
-                    &req.root.app,
-                    pid,
-                    RootKind::Dialog,
-                    "Confirm",
-                );
-                dlg.focused = true;
-                self.add_root(
-                    dlg,
-                    app_nodes("Confirm", vec![MemNode::new(Role::Button, "OK")]),
-                );
-            }
-            lock(&self.deliveries).push(Delivered {
-                root: key.clone(),
-                action: step.name().into(),
-                start,
-                end: Instant::now(),
-            });
-            rep.grounding.method = if target.is_some() { "ref" } else { "focus" }.into();
-            rep.grounding.r#ref = step.refs().first().copied();
-            rep.delivery.method = "semantic-action".into();
-            rep.delivery.delivered = Delivery::Delivered;
-            match result {
-                Ok(v) => {
-                    rep.verification.method = if v.is_some() { "read-back" } else { "none" }.into();
-                    rep.verification.passed = v.or(open_dialog.then_some(true));
-                }
-                Err(e) if e.code == ErrorCode::NotSupported => {
-                    rep.delivery.delivered = Delivery::NotDelivered;
-                    rep.delivery.method = "none".into();
-                    rep.error = Some(e);
-                }
-                Err(e) => rep.error = Some(e.delivered(Delivery::Delivered)),
-            }
-            let rep = rep.conclude();
-            let stop = rep.outcome != crate::Outcome::Worked;
-            reports.push(rep);
-            if stop {
-                break;
-            }
-        }
-        Ok(reports)
+        let driver = MemoryDriver {
+            backend: self,
+            req: &req,
+            delay: *lock(&self.act_delay),
+        };
+        Ok(crate::batch::run_batch(&driver, req.steps, req.headless, deadline).await)
     }
 
     async fn read_text(
@@ -547,4 +400,160 @@ pub fn replay_kept_inputs(manifest_dir: &str, target: &str, run: fn(&[u8])) -> u
         }
     }
     n
+}
+
+/// The memory backend's part of a batch: each step applied to the in-memory tree.
+struct MemoryDriver<'a> {
+    backend: &'a MemoryBackend,
+    req: &'a ActRequest<'a>,
+    delay: Duration,
+}
+
+#[async_trait]
+impl crate::batch::StepDriver for MemoryDriver<'_> {
+    /// Pointer and key injection are what `headless` forbids; the rest is semantic here.
+    fn needs_foreground(&self, step: &Step) -> bool {
+        matches!(
+            step,
+            Step::Keypress(..)
+                | Step::Click { .. }
+                | Step::Drag { .. }
+                | Step::MoveMouse(_)
+                | Step::Hover(_)
+        )
+    }
+
+    async fn perform(&self, rep: &mut StepReport, step: &Step) {
+        let (this, req, delay) = (self.backend, self.req, self.delay);
+        let target = match step
+            .refs()
+            .first()
+            .map(|r| req.state.resolve(*r))
+            .transpose()
+        {
+            Ok(t) => t,
+            Err(e) => {
+                rep.error = Some(e);
+                return;
+            }
+        };
+        let handle = target.map(|i| req.state.snapshot.nodes[i].handle.clone());
+        let start = Instant::now();
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let key = req.root.key.clone();
+        let result = this.with_root(&key, |r| {
+            let idx = handle.as_deref().and_then(mem_index);
+            let node_name = idx.map(|i| r.nodes[i].name.clone()).unwrap_or_default();
+            match step {
+                Step::Press(_)
+                | Step::Click {
+                    target: Target::Ref(_),
+                    ..
+                } => match node_name.as_str() {
+                    "Increment" => {
+                        if let Some(l) = r.nodes.iter_mut().find(|n| n.name.starts_with("Count: "))
+                        {
+                            let n: u64 = l.name[7..].parse().unwrap_or(0);
+                            l.name = format!("Count: {}", n + 1);
+                        }
+                        Ok(Some(true))
+                    }
+                    "Close" => {
+                        r.closed = true;
+                        Ok(None)
+                    }
+                    "Save" => {
+                        if let Some(l) = r.nodes.iter_mut().find(|n| n.name.starts_with("Saved: "))
+                        {
+                            l.name = "Saved: yes".into();
+                        }
+                        Ok(Some(true))
+                    }
+                    _ => Ok(None),
+                },
+                Step::SetText(_, t) => {
+                    if let Some(i) = idx {
+                        r.nodes[i].value = Some(t.clone());
+                    }
+                    Ok(Some(true))
+                }
+                Step::TypeText(_, t) => {
+                    if let Some(i) = idx {
+                        r.nodes[i].value.get_or_insert_with(String::new).push_str(t);
+                    }
+                    Ok(Some(true))
+                }
+                Step::Check(_) | Step::Uncheck(_) => {
+                    if let Some(i) = idx {
+                        if matches!(step, Step::Check(_)) {
+                            r.nodes[i].states.insert(StateFlag::Checked)
+                        } else {
+                            r.nodes[i].states.remove(StateFlag::Checked)
+                        }
+                    }
+                    Ok(Some(true))
+                }
+                Step::Focus(_) | Step::Keypress(..) => Ok(None),
+                other => Err(Error::unsupported(format!(
+                    "the memory backend cannot {}",
+                    other.name()
+                ))),
+            }
+        });
+        let open_dialog = handle
+            .as_deref()
+            .and_then(mem_index)
+            .and_then(|i| {
+                this.with_root(&key, |r| Ok(r.nodes[i].name == "Open dialog"))
+                    .ok()
+            })
+            .unwrap_or(false);
+        if open_dialog {
+            let pid = req.root.pid.unwrap_or(0);
+            let mut dlg = info(
+                &format!("{key}:dialog"),
+                &req.root.app,
+                pid,
+                RootKind::Dialog,
+                "Confirm",
+            );
+            dlg.focused = true;
+            this.add_root(
+                dlg,
+                app_nodes("Confirm", vec![MemNode::new(Role::Button, "OK")]),
+            );
+        }
+        lock(&this.deliveries).push(Delivered {
+            root: key.clone(),
+            action: step.name().into(),
+            start,
+            end: Instant::now(),
+        });
+        rep.grounding.method = if target.is_some() {
+            GroundingMethod::Ref
+        } else {
+            GroundingMethod::Focus
+        };
+        rep.grounding.r#ref = step.refs().first().copied();
+        rep.delivery.method = DeliveryMethod::SemanticAction;
+        rep.delivery.delivered = Delivery::Delivered;
+        match result {
+            Ok(v) => {
+                rep.verification.method = if v.is_some() {
+                    VerificationMethod::ReadBack
+                } else {
+                    VerificationMethod::None
+                };
+                rep.verification.passed = v.or(open_dialog.then_some(true));
+            }
+            Err(e) if e.code == ErrorCode::NotSupported => {
+                rep.delivery.delivered = Delivery::NotDelivered;
+                rep.delivery.method = DeliveryMethod::None;
+                rep.error = Some(e);
+            }
+            Err(e) => rep.error = Some(e.delivered(Delivery::Delivered)),
+        }
+    }
 }

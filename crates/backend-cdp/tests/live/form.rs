@@ -77,7 +77,7 @@ fn form_fields_submit_exact_body() {
             assert_eq!(r.outcome, Outcome::Worked, "{r:#?}");
         }
         assert_eq!(reports.len(), 9);
-        assert_eq!(reports[1].delivery.method, "cdp-input");
+        assert_eq!(reports[1].delivery.method.as_str(), "cdp-input");
         // Typing fired real input events in the page.
         let inputs = env.eval("Number(document.body.dataset.inputs)").await;
         assert!(
@@ -162,7 +162,7 @@ fn form_fields_submit_exact_body() {
         let send = find(&s2, Some(Role::Button), "Send");
         let r = env.act(&s2, vec![uidriver_core::Step::Press(send)]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].delivery.method, "cdp-input");
+        assert_eq!(r[0].delivery.method.as_str(), "cdp-input");
         let mut posts = env.server.posts();
         for _ in 0..100 {
             if !posts.is_empty() {

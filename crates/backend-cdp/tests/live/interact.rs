@@ -281,7 +281,7 @@ fn select_and_set_value_on_aria_widgets() {
         // A listbox: the option is clicked and reads back selected.
         let r = env.act(&s, vec![select(fruit, "banana")]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].delivery.method, "cdp-input");
+        assert_eq!(r[0].delivery.method.as_str(), "cdp-input");
         // A combobox whose list is hidden: opened by a click, then the option clicked.
         let r = env.act(&s, vec![select(size, "Large")]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");

@@ -104,7 +104,7 @@ fn covered_element_is_never_clicked_blind() {
         // press: reaches the right element through the DOM, and says so.
         let r = env.act(&s, vec![Step::Press(buy)]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].delivery.method, "cdp-dom");
+        assert_eq!(r[0].delivery.method.as_str(), "cdp-dom");
         let seen = env
             .eval("[window.bought || 0, window.overlayClicks || 0]")
             .await;
@@ -126,7 +126,7 @@ fn covered_element_is_never_clicked_blind() {
             )
             .await;
         assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
-        assert_eq!(r[1].delivery.method, "cdp-input");
+        assert_eq!(r[1].delivery.method.as_str(), "cdp-input");
         let seen = env
             .eval("[window.bought || 0, window.overlayClicks || 0]")
             .await;
@@ -169,7 +169,7 @@ fn iframe_content_is_observed_and_clickable() {
 
         let r = env.act(&s, vec![Step::Press(button)]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].delivery.method, "cdp-input");
+        assert_eq!(r[0].delivery.method.as_str(), "cdp-input");
         let out = env.eval("document.querySelector('iframe').contentDocument.getElementById('out').textContent").await;
         assert_eq!(out, "clicked");
 
@@ -177,7 +177,7 @@ fn iframe_content_is_observed_and_clickable() {
         env.eval("document.querySelector('iframe').contentDocument.getElementById('out').textContent = 'reset'").await;
         let r = env.act(&s, vec![click_at(bb.center())]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].grounding.method, "point");
+        assert_eq!(r[0].grounding.method.as_str(), "point");
         let out = env.eval("document.querySelector('iframe').contentDocument.getElementById('out').textContent").await;
         assert_eq!(out, "clicked");
 
@@ -307,7 +307,7 @@ fn cross_origin_frames_are_read_and_acted_on() {
         // Press in the out-of-process frame: real pointer events, seen by the frame's script.
         let r = env.act(&s, vec![Step::Press(s.ref_of(oop_button))]).await;
         assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-        assert_eq!(r[0].delivery.method, "cdp-input");
+        assert_eq!(r[0].delivery.method.as_str(), "cdp-input");
         assert_eq!(
             messages(&env, 1).await,
             serde_json::json!([format!("{oop_host} clicked")])

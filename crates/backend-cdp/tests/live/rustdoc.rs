@@ -38,7 +38,7 @@ fn vec_docs_method_link_scrolls_to_the_method() {
             assert_eq!(before[0], "");
             let r = env.act(&s, vec![Step::Press(link)]).await;
             assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
-            assert_eq!(r[0].delivery.method, "cdp-input");
+            assert_eq!(r[0].delivery.method.as_str(), "cdp-input");
             let after = env.eval("[location.hash, scrollY]").await;
             assert_eq!(after[0], "#method.with_capacity", "{after}");
             assert_ne!(

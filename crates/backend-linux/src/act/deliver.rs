@@ -15,6 +15,7 @@
 //! Nothing here is ever retried. The steps themselves are `pointer.rs` and `keyboard.rs`.
 
 use std::time::{Duration, Instant};
+use uidriver_core::{DeliveryMethod, VerificationMethod};
 
 use uidriver_core::action::{Button, KeyChord, Point};
 use uidriver_core::{Bounds, Delivery, Error, ErrorCode, StepReport};
@@ -308,7 +309,7 @@ pub(crate) fn screen_point(ctx: &Ctx<'_>, p: &Point) -> Option<(i32, i32)> {
 }
 
 pub(crate) fn record(r: &mut StepReport, send: &Send, sent: &Sent) {
-    r.delivery.method = "xtest".into();
+    r.delivery.method = DeliveryMethod::Xtest;
     r.delivery.delivered = Delivery::Delivered;
     let mut d = send.describe();
     match sent.activation {
@@ -325,7 +326,7 @@ pub(crate) fn record(r: &mut StepReport, send: &Send, sent: &Sent) {
 }
 
 pub(crate) fn failed(r: &mut StepReport, e: Error) {
-    r.delivery.method = "xtest".into();
+    r.delivery.method = DeliveryMethod::Xtest;
     r.delivery.delivered = e.delivery;
     r.error = Some(e);
 }
@@ -345,7 +346,7 @@ pub(crate) async fn events_only(
     w: Option<&mut Watch<'_>>,
     keys: bool,
 ) {
-    r.verification.method = "event".into();
+    r.verification.method = VerificationMethod::Event;
     let Some(w) = w else {
         r.verification.detail = Some(
             "the window's application is not on the accessibility bus: nothing to check".into(),

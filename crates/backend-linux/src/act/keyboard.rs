@@ -4,6 +4,7 @@
 //! ref go to whatever has the focus in the root's window, which is activated first.
 
 use std::time::Duration;
+use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
 use uidriver_core::action::KeyChord;
 use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
@@ -22,7 +23,7 @@ const FOCUS_SCAN: usize = 32;
 /// headless policy: GTK 3 raises and activates the window when a widget grabs focus.
 pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
     if ctx.headless {
-        r.grounding.method = "ref".into();
+        r.grounding.method = GroundingMethod::Ref;
         r.grounding.r#ref = Some(e);
         return needs_foreground(
             r,
@@ -32,7 +33,7 @@ pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
     let Some((el, l)) = ctx.live_element(r, e).await else {
         return;
     };
-    r.verification.method = "focus".into();
+    r.verification.method = VerificationMethod::Focus;
     let c = &ctx.caller;
     let active = window_active(ctx).await;
     if l.reading.states.has(st::FOCUSED) && active != Some(false) {
@@ -52,7 +53,7 @@ pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
         Err(err) => return r.error = Some(err),
     };
     let mut w = ctx.watch(&el.obj.bus).await;
-    r.delivery.method = "focus".into();
+    r.delivery.method = DeliveryMethod::Focus;
     r.delivery.detail = Some("GrabFocus".into());
     let granted = match component::grab_focus(c, &el.obj).await {
         Ok(g) => g,
@@ -78,7 +79,7 @@ pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
         if text_field {
             // A text field takes focus from a click without other effects.
             r.delivery.detail = None;
-            r.delivery.method = "none".into();
+            r.delivery.method = DeliveryMethod::None;
             return super::pointer::click_element(
                 ctx,
                 r,
@@ -134,7 +135,11 @@ pub(crate) async fn keypress(
     keys: &[KeyChord],
 ) {
     if ctx.headless {
-        r.grounding.method = if e.is_some() { "ref" } else { "focus" }.into();
+        r.grounding.method = if e.is_some() {
+            GroundingMethod::Ref
+        } else {
+            GroundingMethod::Focus
+        };
         r.grounding.r#ref = e;
         return needs_foreground(r, "key chords are keyboard input");
     }
@@ -144,7 +149,7 @@ pub(crate) async fn keypress(
             None => return,
         },
         None => {
-            r.grounding.method = "focus".into();
+            r.grounding.method = GroundingMethod::Focus;
             None
         }
     };
@@ -222,7 +227,7 @@ pub(crate) async fn type_text(
     text_in: &str,
 ) {
     if el.is_none() {
-        r.grounding.method = "focus".into();
+        r.grounding.method = GroundingMethod::Focus;
     }
     if ctx.headless {
         return needs_foreground(
@@ -235,7 +240,7 @@ pub(crate) async fn type_text(
         );
     }
     if el.is_none() {
-        r.grounding.method = "focus".into();
+        r.grounding.method = GroundingMethod::Focus;
     }
     let held = match exclusive(ctx).await {
         Ok(h) => h,
@@ -282,7 +287,7 @@ pub(crate) async fn type_text(
         w.quiet(SETTLE).await;
         found = check().await;
     }
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     match found {
         Some((o, true, caret)) => {
             r.verification.passed = Some(true);
@@ -311,7 +316,7 @@ pub(crate) async fn type_text(
                 ),
                 None => "no focused text element to read back, and no reaction from the app".into(),
             };
-            r.verification.method = "event".into();
+            r.verification.method = VerificationMethod::Event;
             r.verification.detail = Some(d);
         }
     }

@@ -26,8 +26,9 @@
 //! act twice. Under `headless: true` nothing physical happens at all: the step fails with
 //! `foreground_required` and `not_delivered`.
 //!
-//! Validation, lanes, epochs, the `expect` postcondition, the successor observation and root
-//! changes are the service's (`act_ui.rs`); this module only runs steps.
+//! The batch itself (order, stop rules, deadline, `wait`) is core's `run_batch`; validation,
+//! lanes, epochs, the `expect` postcondition, the successor observation and root changes are
+//! the service's (`act_ui.rs`); this module performs one step at a time.
 
 mod deliver;
 mod keyboard;
@@ -41,10 +42,12 @@ mod verify;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use uidriver_core::GroundingMethod;
 
+use async_trait::async_trait;
 use uidriver_core::{
-    ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Node, Outcome, Result, State,
-    Step, StepReport,
+    run_batch, ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Node, Result, State,
+    Step, StepDriver, StepReport,
 };
 
 use crate::atspi::connection::Caller;
@@ -69,9 +72,12 @@ pub(crate) struct Ctx<'a> {
     pub(crate) opened: AtomicBool,
     /// Object paths of the base state's elements (to tell new objects from known ones).
     pub(crate) known: HashSet<String>,
+    /// The managed windows before the first step (None without X11).
+    windows_before: Option<Vec<u32>>,
 }
 
-/// Runs the steps of `req` in order, stopping after the first that did not work.
+/// Runs the steps of `req` through the shared runner ([`run_batch`]), this module performing
+/// each.
 pub(crate) async fn run(
     backend: &LinuxBackend,
     req: ActRequest<'_>,
@@ -82,7 +88,7 @@ pub(crate) async fn run(
         .inner
         .bus
         .caller(deadline, backend.inner.config.call_timeout, IN_FLIGHT);
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         backend,
         state: req.state,
         headless: req.headless,
@@ -98,73 +104,50 @@ pub(crate) async fn run(
             .iter()
             .filter_map(|n| n.handle.rsplit_once(':').map(|(_, p)| p.to_string()))
             .collect(),
+        windows_before: None,
     };
-    let before = listed_windows(&ctx).await;
-    let mut reports = Vec::with_capacity(req.steps.len());
-    for (i, step) in req.steps.iter().enumerate() {
-        let report = if ctx.deadline.expired() {
-            StepReport::refused(
-                i,
-                step.name(),
-                Error::new(
-                    ErrorCode::Timeout,
-                    "the call's deadline passed before this step",
-                ),
-            )
-        } else {
-            run_step(&ctx, i, step).await.conclude()
-        };
-        tracing::debug!(
-            step = i,
-            action = step.name(),
-            outcome = report.outcome.as_str(),
-            "step done"
-        );
-        if ctx.opened.swap(false, Ordering::Relaxed) {
-            if let Some(before) = &before {
-                await_new_window(&ctx, before).await;
-            }
-        }
-        let stop = report.outcome != Outcome::Worked;
-        reports.push(report);
-        if stop {
-            break;
-        }
-    }
-    Ok(reports)
+    ctx.windows_before = listed_windows(&ctx).await;
+    Ok(run_batch(&ctx, req.steps, req.headless, deadline).await)
 }
 
-async fn run_step(ctx: &Ctx<'_>, i: usize, step: &Step) -> StepReport {
-    let mut r = StepReport::new(i, step.name());
-    match step {
-        Step::Press(e) => press::press(ctx, &mut r, *e).await,
-        Step::Check(e) => press::set_checked(ctx, &mut r, *e, true).await,
-        Step::Uncheck(e) => press::set_checked(ctx, &mut r, *e, false).await,
-        Step::Expand(e) => press::set_expanded(ctx, &mut r, *e, true).await,
-        Step::Collapse(e) => press::set_expanded(ctx, &mut r, *e, false).await,
-        Step::Select(e, v) => select::select(ctx, &mut r, *e, v).await,
-        Step::SetText(e, t) => text::set_text(ctx, &mut r, *e, t).await,
-        Step::TypeText(Some(e), t) => text::type_text(ctx, &mut r, *e, t).await,
-        Step::TypeText(None, t) => keyboard::type_text(ctx, &mut r, None, t).await,
-        Step::SetValue(e, v) => value::set_value(ctx, &mut r, *e, *v).await,
-        Step::Focus(e) => keyboard::focus(ctx, &mut r, *e).await,
-        Step::Scroll { target, dx, dy } => value::scroll(ctx, &mut r, target, *dx, *dy).await,
-        Step::Keypress(e, keys) => keyboard::keypress(ctx, &mut r, *e, keys).await,
-        Step::Click {
-            target,
-            button,
-            count,
-        } => pointer::click(ctx, &mut r, target, *button, *count).await,
-        Step::MoveMouse(t) => pointer::move_mouse(ctx, &mut r, t, false).await,
-        Step::Hover(t) => pointer::move_mouse(ctx, &mut r, t, true).await,
-        Step::Drag { path, from, button } => pointer::drag(ctx, &mut r, path, *from, *button).await,
-        Step::Wait(ms) => {
-            let d = Duration::from_millis(*ms).min(ctx.deadline.remaining());
-            tokio::time::sleep(d).await;
-            r.verification.detail = Some(format!("waited {} ms", d.as_millis()));
+#[async_trait]
+impl StepDriver for Ctx<'_> {
+    async fn perform(&self, r: &mut StepReport, step: &Step) {
+        match step {
+            Step::Press(e) => press::press(self, r, *e).await,
+            Step::Check(e) => press::set_checked(self, r, *e, true).await,
+            Step::Uncheck(e) => press::set_checked(self, r, *e, false).await,
+            Step::Expand(e) => press::set_expanded(self, r, *e, true).await,
+            Step::Collapse(e) => press::set_expanded(self, r, *e, false).await,
+            Step::Select(e, v) => select::select(self, r, *e, v).await,
+            Step::SetText(e, t) => text::set_text(self, r, *e, t).await,
+            Step::TypeText(Some(e), t) => text::type_text(self, r, *e, t).await,
+            Step::TypeText(None, t) => keyboard::type_text(self, r, None, t).await,
+            Step::SetValue(e, v) => value::set_value(self, r, *e, *v).await,
+            Step::Focus(e) => keyboard::focus(self, r, *e).await,
+            Step::Scroll { target, dx, dy } => value::scroll(self, r, target, *dx, *dy).await,
+            Step::Keypress(e, keys) => keyboard::keypress(self, r, *e, keys).await,
+            Step::Click {
+                target,
+                button,
+                count,
+            } => pointer::click(self, r, target, *button, *count).await,
+            Step::MoveMouse(t) => pointer::move_mouse(self, r, t, false).await,
+            Step::Hover(t) => pointer::move_mouse(self, r, t, true).await,
+            Step::Drag { path, from, button } => pointer::drag(self, r, path, *from, *button).await,
+            Step::Wait(_) => {}
         }
     }
-    r
+
+    /// A step after which the app announced a new top-level window waits until the window
+    /// manager lists it, so the root listing that follows the act shows it.
+    async fn settled(&self, _: &StepReport) {
+        if self.opened.swap(false, Ordering::Relaxed) {
+            if let Some(before) = &self.windows_before {
+                await_new_window(self, before).await;
+            }
+        }
+    }
 }
 
 /// Longest wait for a window the app announced to be managed by the window manager.
@@ -225,7 +208,7 @@ impl<'a> Ctx<'a> {
         r: &mut StepReport,
         e: ElementRef,
     ) -> Option<(usize, &'a Node, Option<Obj>)> {
-        r.grounding.method = "ref".into();
+        r.grounding.method = GroundingMethod::Ref;
         r.grounding.r#ref = Some(e);
         let state: &'a State = self.state;
         let Ok(index) = state.resolve(e) else {

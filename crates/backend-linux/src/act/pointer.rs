@@ -3,6 +3,7 @@
 //! judged like a press (the element, then the app's reaction), motion by where the pointer is.
 
 use std::time::{Duration, Instant};
+use uidriver_core::{GroundingMethod, VerificationMethod};
 
 use uidriver_core::action::{Button, Point};
 use uidriver_core::{ElementRef, ErrorCode, StepReport, Target};
@@ -21,11 +22,11 @@ const HOVER: Duration = Duration::from_millis(700);
 fn note_target(ctx: &Ctx<'_>, r: &mut StepReport, target: &Target) {
     match target {
         Target::Ref(e) => {
-            r.grounding.method = "ref".into();
+            r.grounding.method = GroundingMethod::Ref;
             r.grounding.r#ref = Some(*e);
         }
         Target::Point(p) => {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
             r.grounding.point = screen_point(ctx, p);
         }
     }
@@ -52,7 +53,7 @@ pub(crate) async fn click(
             None => {}
         },
         Target::Point(p) => {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
             let Some(sp) = screen_point(ctx, p) else {
                 return refuse(r, ErrorCode::InvalidArgs, "the state has no image for x/y");
             };
@@ -131,7 +132,7 @@ pub(crate) async fn move_mouse(ctx: &Ctx<'_>, r: &mut StepReport, target: &Targe
             }
         }
         Target::Point(p) => {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
             let Some(sp) = screen_point(ctx, p) else {
                 return refuse(r, ErrorCode::InvalidArgs, "the state has no image for x/y");
             };
@@ -153,7 +154,7 @@ pub(crate) async fn move_mouse(ctx: &Ctx<'_>, r: &mut StepReport, target: &Targe
             tokio::time::sleep(HOVER).await;
         }
     }
-    r.verification.method = "pointer".into();
+    r.verification.method = VerificationMethod::Pointer;
     let at = match ctx.backend.inner.x11_input.as_ref() {
         Some(x) => x
             .run(ctx.deadline, |c| input::pointer(&c.conn, c.root()))
@@ -218,7 +219,7 @@ pub(crate) async fn drag(
             }
         }
         None => {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
             Aim::Points(pts)
         }
     };
@@ -252,7 +253,7 @@ pub(crate) async fn wheel(
         (None, Some(p)) => Aim::Points(vec![p]),
         (None, None) => match ctx.target.info.bounds {
             Some(b) if b.is_visible() => {
-                r.grounding.method = "point".into();
+                r.grounding.method = GroundingMethod::Point;
                 Aim::Points(vec![b.center()])
             }
             _ => {
@@ -284,7 +285,7 @@ pub(crate) async fn wheel(
                     .filter(|v| (v - v0).abs() > f64::EPSILON)
             })
             .await;
-        r.verification.method = "read-back".into();
+        r.verification.method = VerificationMethod::ReadBack;
         match moved {
             Some(v) => {
                 r.verification.passed = Some(true);

@@ -5,6 +5,7 @@
 //! application's reaction (`verify.rs`).
 
 use std::time::Instant;
+use uidriver_core::{DeliveryMethod, VerificationMethod};
 
 use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
@@ -46,7 +47,7 @@ const COLLAPSE: &[&str] = &[
 /// Records a `DoAction`: `true` is delivered; an unsupported method sent nothing; anything else
 /// may have reached the app. Returns whether verification should follow.
 fn record_action(r: &mut StepReport, name: &str, result: Result<bool, LinuxError>) -> bool {
-    r.delivery.method = "semantic-action".into();
+    r.delivery.method = DeliveryMethod::SemanticAction;
     r.delivery.detail = Some(format!("{name:?}"));
     match result {
         Ok(true) => {
@@ -198,7 +199,7 @@ pub(crate) async fn observe_effect(
     } else {
         w.quiet(QUIET * 3).await;
     }
-    r.verification.method = "state".into();
+    r.verification.method = VerificationMethod::State;
     match seen {
         Some(Seen::Gone) => {
             r.verification.passed = Some(true);
@@ -219,7 +220,7 @@ pub(crate) async fn observe_effect(
         }
         None if w.reacted() => {
             w.await_window_if_building().await;
-            r.verification.method = "event".into();
+            r.verification.method = VerificationMethod::Event;
             r.verification.passed = Some(true);
             r.verification.detail = Some(w.describe(ctx.state));
         }
@@ -265,7 +266,7 @@ pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef
     }
     let word = if want { "checked" } else { "unchecked" };
     let now = l.reading.states.has(st::CHECKED);
-    r.verification.method = "state".into();
+    r.verification.method = VerificationMethod::State;
     if now == want {
         return nothing_to_send(r, format!("{e} was already {word}"));
     }
@@ -340,7 +341,7 @@ pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRe
         return refuse(r, ErrorCode::NotSupported, format!("{e} does not expand"));
     }
     let word = if want { "expanded" } else { "collapsed" };
-    r.verification.method = "state".into();
+    r.verification.method = VerificationMethod::State;
     if expanded(ctx, &el, &l.reading).await == Some(want) {
         return nothing_to_send(r, format!("{e} was already {word}"));
     }

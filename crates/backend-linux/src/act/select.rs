@@ -3,6 +3,7 @@
 //! the selection back.
 
 use uidriver_core::choose;
+use uidriver_core::{DeliveryMethod, VerificationMethod};
 use uidriver_core::{ElementRef, ErrorCode, Role, StepReport};
 
 use super::verify::{QUIET, SETTLE};
@@ -88,12 +89,12 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
             || (el.node.role == Role::ComboBox
                 && accessible::name(c, &el.obj).await.ok() == Some(label.clone()))
     };
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     if selection::n_selected(c, &el.obj).await.unwrap_or(0) > 0 && is_selected().await {
         return nothing_to_send(r, format!("option {index} of {e} was already selected"));
     }
     let mut w = ctx.watch(&el.obj.bus).await;
-    r.delivery.method = "selection".into();
+    r.delivery.method = DeliveryMethod::Selection;
     r.delivery.detail = Some(format!("option {index} of {}{taken}", opts.len()));
     if !record_answer(
         r,

@@ -2,6 +2,7 @@
 //! insert at the caret (never replace the field), each read back. Passwords are read back by
 //! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`).
 
+use uidriver_core::{DeliveryMethod, VerificationMethod};
 use uidriver_core::{ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::verify::{QUIET, SETTLE};
@@ -59,7 +60,7 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
     }
     let c = &ctx.caller;
     let mut w = ctx.watch(&el.obj.bus).await;
-    r.delivery.method = "editable-text".into();
+    r.delivery.method = DeliveryMethod::EditableText;
     r.delivery.detail = Some("SetTextContents".into());
     if !record_answer(
         r,
@@ -77,7 +78,7 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
             ok.then_some(n)
         })
         .await;
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     match got {
         Some(n) => {
             let _ = text::set_caret_offset(c, &el.obj, n).await;
@@ -130,7 +131,7 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
     };
     let n = value.chars().count() as i32;
     let mut w = ctx.watch(&el.obj.bus).await;
-    r.delivery.method = "editable-text".into();
+    r.delivery.method = DeliveryMethod::EditableText;
     r.delivery.detail = Some(format!("InsertText at {at}"));
     if !record_answer(
         r,
@@ -153,7 +154,7 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
             (t == value).then_some(())
         })
         .await;
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     match got {
         Some(()) => {
             r.verification.passed = Some(true);

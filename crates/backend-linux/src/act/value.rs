@@ -3,6 +3,7 @@
 //! increments when it has them and falls back to the wheel (`pointer.rs`) when it has none.
 
 use uidriver_core::{Delivery, ElementRef, ErrorCode, Role, StepReport, Target};
+use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
 use super::verify::{QUIET, SETTLE};
 use super::{nothing_to_send, refuse, semantic_failed, Ctx, RefAim};
@@ -43,12 +44,12 @@ pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
     } else {
         1e-9 * v.abs().max(1.0)
     };
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     if (cur - v).abs() <= 1e-9 * v.abs().max(1.0) {
         return nothing_to_send(r, format!("{e} was already {cur}"));
     }
     let mut w = ctx.watch(&el.obj.bus).await;
-    r.delivery.method = "value".into();
+    r.delivery.method = DeliveryMethod::Value;
     r.delivery.detail = Some("CurrentValue".into());
     if let Err(err) = value::set_current(c, &el.obj, v).await {
         return semantic_failed(r, err);
@@ -133,7 +134,7 @@ pub(crate) async fn scroll(
 ) {
     let (el, index) = match target {
         Some(Target::Point(p)) => {
-            r.grounding.method = "point".into();
+            r.grounding.method = GroundingMethod::Point;
             let sp = ctx.state.image.as_ref().map(|img| img.to_screen(p.x, p.y));
             let Some(sp) = sp else {
                 return refuse(r, ErrorCode::InvalidArgs, "the state has no image for x/y");
@@ -153,7 +154,7 @@ pub(crate) async fn scroll(
             None => return,
         },
         None => {
-            r.grounding.method = "focus".into();
+            r.grounding.method = GroundingMethod::Focus;
             (None, ctx.state.snapshot.focused())
         }
     };
@@ -188,7 +189,7 @@ pub(crate) async fn scroll(
         let first_bar = bars.first().map(|b| b.obj.clone());
         return super::pointer::wheel(ctx, r, el.as_ref(), None, dx, dy, first_bar).await;
     }
-    r.verification.method = "read-back".into();
+    r.verification.method = VerificationMethod::ReadBack;
     if plan
         .iter()
         .all(|(_, cur, to, _, _)| (cur - to).abs() < f64::EPSILON)
@@ -200,7 +201,7 @@ pub(crate) async fn scroll(
     }
     let bus = plan[0].0.bus.clone();
     let mut w = ctx.watch(&bus).await;
-    r.delivery.method = "value".into();
+    r.delivery.method = DeliveryMethod::Value;
     r.delivery.detail = Some("scroll bar CurrentValue".into());
     for (obj, cur, to, _, _) in &plan {
         if (cur - to).abs() < f64::EPSILON {

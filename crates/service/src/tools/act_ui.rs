@@ -521,7 +521,7 @@ fn step_line(r: &StepReport) -> String {
         s.push_str(&format!(" at ({x},{y})"));
     }
     s.push_str(&format!(" → {}", r.outcome.as_str()));
-    if r.delivery.method != "none" {
+    if r.delivery.method != uidriver_core::DeliveryMethod::None {
         s.push_str(&format!(" · via {}", r.delivery.method));
         if let Some(d) = &r.delivery.detail {
             s.push_str(&format!(" ({d})"));
@@ -535,7 +535,7 @@ fn step_line(r: &StepReport) -> String {
     match r.verification.passed {
         Some(true) => s.push_str(&format!(" · verified: {}", r.verification.method)),
         Some(false) => s.push_str(&format!(" · check failed: {}", r.verification.method)),
-        None if r.verification.method != "none" => {
+        None if r.verification.method != uidriver_core::VerificationMethod::None => {
             s.push_str(&format!(" · unverified ({})", r.verification.method))
         }
         None => {}

@@ -1,0 +1,220 @@
+//! The batch of one act, run the same way on every backend: steps in order, each refused when
+//! the call's deadline has passed or when the headless policy forbids what it needs, `wait`
+//! slept here, every other step performed by the backend's [`StepDriver`], its delivery made
+//! to agree between the report and its error, its verdict drawn from the evidence, and the
+//! batch stopped at the first step that did not work.
+//!
+//! A backend supplies only what differs per platform: how a ref is grounded, how one step is
+//! delivered, how its effect is read back. The `expect` postcondition and the successor
+//! observation are the service's (`act_ui`), as they need a new look at the root.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::action::Step;
+use crate::backend::Deadline;
+use crate::error::{Error, ErrorCode};
+use crate::outcome::{Delivery, Outcome, StepReport};
+
+/// A backend's part of a batch: one step at a time, with its evidence.
+#[async_trait]
+pub trait StepDriver: Send + Sync {
+    /// Whether `step` can only be done with physical input (the OS pointer, injected keys,
+    /// focus changes) here. Under `headless` such a step is refused before anything is sent.
+    /// A step that tries a semantic way first says no and refuses inside [`Self::perform`]
+    /// only when it must fall back.
+    fn needs_foreground(&self, step: &Step) -> bool {
+        let _ = step;
+        false
+    }
+
+    /// Performs one step (never `wait`), recording in `r` how it was grounded, delivered and
+    /// verified, and the error when it failed. It must not set the outcome: the runner
+    /// concludes it from the evidence.
+    async fn perform(&self, r: &mut StepReport, step: &Step);
+
+    /// Runs after a step's verdict, before the next step (e.g. to let a window the step
+    /// opened be listed).
+    async fn settled(&self, r: &StepReport) {
+        let _ = r;
+    }
+}
+
+/// Runs `steps` in order on `driver`, stopping after the first that did not work. Returns one
+/// report per step that ran or was refused.
+pub async fn run_batch(
+    driver: &dyn StepDriver,
+    steps: &[Step],
+    headless: bool,
+    deadline: Deadline,
+) -> Vec<StepReport> {
+    let mut reports = Vec::with_capacity(steps.len());
+    for (i, step) in steps.iter().enumerate() {
+        let report = run_step(driver, i, step, headless, deadline).await;
+        driver.settled(&report).await;
+        tracing::debug!(
+            step = i,
+            action = step.name(),
+            outcome = report.outcome.as_str(),
+            "step done"
+        );
+        let stop = report.outcome != Outcome::Worked;
+        reports.push(report);
+        if stop {
+            break;
+        }
+    }
+    reports
+}
+
+async fn run_step(
+    driver: &dyn StepDriver,
+    i: usize,
+    step: &Step,
+    headless: bool,
+    deadline: Deadline,
+) -> StepReport {
+    if deadline.expired() {
+        return StepReport::refused(
+            i,
+            step.name(),
+            Error::new(
+                ErrorCode::Timeout,
+                "the call's deadline passed before this step, which was not run",
+            )
+            .with_hint("Raise timeoutMs, or split the batch."),
+        );
+    }
+    if headless && driver.needs_foreground(step) {
+        return StepReport::refused(
+            i,
+            step.name(),
+            Error::new(
+                ErrorCode::ForegroundRequired,
+                format!(
+                    "{} needs physical input here; headless: true forbids pointer, keyboard and focus changes, and nothing was sent",
+                    step.name()
+                ),
+            ),
+        );
+    }
+    let mut r = StepReport::new(i, step.name());
+    match step {
+        Step::Wait(ms) => {
+            let d = Duration::from_millis(*ms).min(deadline.remaining());
+            tokio::time::sleep(d).await;
+            r.verification.detail = Some(format!("waited {} ms", d.as_millis()));
+        }
+        _ => driver.perform(&mut r, step).await,
+    }
+    agree_on_delivery(&mut r);
+    r.conclude()
+}
+
+/// Makes the report's delivery and its error's say the same: whichever knows that input may
+/// have gone out (or did) wins over one that says nothing was sent.
+fn agree_on_delivery(r: &mut StepReport) {
+    let Some(e) = r.error.as_mut() else {
+        return;
+    };
+    match (r.delivery.delivered, e.delivery) {
+        (Delivery::NotDelivered, d) => r.delivery.delivered = d,
+        (d, Delivery::NotDelivered) => e.delivery = d,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::Target;
+    use crate::ElementRef;
+    use std::sync::Mutex;
+
+    /// Records the steps it was given; `press` works, `check` fails after sending, `click`
+    /// needs the foreground.
+    #[derive(Default)]
+    struct Script(Mutex<Vec<&'static str>>);
+
+    #[async_trait]
+    impl StepDriver for Script {
+        fn needs_foreground(&self, step: &Step) -> bool {
+            matches!(step, Step::Click { .. })
+        }
+        async fn perform(&self, r: &mut StepReport, step: &Step) {
+            self.0.lock().unwrap().push(step.name());
+            match step {
+                Step::Press(_) => {
+                    r.delivery.delivered = Delivery::Delivered;
+                    r.verification.passed = Some(true);
+                }
+                _ => {
+                    r.delivery.delivered = Delivery::Maybe;
+                    r.error = Some(Error::new(ErrorCode::Timeout, "no answer"));
+                }
+            }
+        }
+    }
+
+    fn e(n: u32) -> ElementRef {
+        format!("@e{n}").parse().unwrap()
+    }
+
+    fn run(steps: &[Step], headless: bool, deadline: Deadline) -> (Vec<StepReport>, Script) {
+        let s = Script::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let reports = rt.block_on(run_batch(&s, steps, headless, deadline));
+        (reports, s)
+    }
+
+    #[test]
+    fn the_batch_stops_at_the_first_step_that_did_not_work() {
+        let steps = [Step::Press(e(1)), Step::Check(e(2)), Step::Press(e(3))];
+        let (r, s) = run(&steps, false, Deadline::after(Duration::from_secs(5)));
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].outcome, Outcome::Worked);
+        assert_eq!(r[1].outcome, Outcome::Unknown);
+        // The error learns what the report knew: input may have gone out.
+        assert_eq!(r[1].error.as_ref().unwrap().delivery, Delivery::Maybe);
+        assert_eq!(*s.0.lock().unwrap(), ["press", "check"]);
+    }
+
+    #[test]
+    fn headless_refuses_foreground_steps_before_the_driver_sees_them() {
+        let click = Step::Click {
+            target: Target::Ref(e(1)),
+            button: crate::action::Button::Left,
+            count: 1,
+        };
+        let (r, s) = run(&[click], true, Deadline::after(Duration::from_secs(5)));
+        assert_eq!(r[0].outcome, Outcome::Didnt);
+        assert_eq!(
+            r[0].error.as_ref().unwrap().code,
+            ErrorCode::ForegroundRequired
+        );
+        assert!(s.0.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_passed_deadline_refuses_the_step_and_wait_is_the_runners() {
+        let (r, s) = run(
+            &[Step::Wait(1), Step::Press(e(1))],
+            false,
+            Deadline::after(Duration::ZERO),
+        );
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].error.as_ref().unwrap().code, ErrorCode::Timeout);
+        assert!(s.0.lock().unwrap().is_empty());
+        let (r, _) = run(
+            &[Step::Wait(5)],
+            false,
+            Deadline::after(Duration::from_secs(5)),
+        );
+        assert_eq!(r[0].outcome, Outcome::Worked);
+        assert_eq!(r[0].verification.detail.as_deref(), Some("waited 5 ms"));
+    }
+}
