@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::action_kind::{ActionKind, Button};
 use crate::error::{Error, Result};
 use crate::ids::ElementRef;
 use crate::outline::quote;
@@ -15,27 +16,6 @@ pub const MAX_STEPS: usize = 20;
 pub const MAX_TEXT_CHARS: usize = 100_000;
 /// Longest `wait` step, milliseconds.
 pub const MAX_WAIT_MS: u64 = 30_000;
-
-/// The step names, in documentation order.
-pub const ACTIONS: &[&str] = &[
-    "press",
-    "click",
-    "setText",
-    "typeText",
-    "keypress",
-    "scroll",
-    "select",
-    "check",
-    "uncheck",
-    "expand",
-    "collapse",
-    "focus",
-    "setValue",
-    "drag",
-    "moveMouse",
-    "hover",
-    "wait",
-];
 
 /// A point in the pixels of the state's image (or of the screen when the state has no image).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -62,8 +42,8 @@ pub enum Scalar {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RawStep {
-    /// One of: press, click, setText, typeText, keypress, scroll, select, check, uncheck,
-    /// expand, collapse, focus, setValue, drag, moveMouse, hover, wait.
+    /// What the step does; it decides which other fields apply.
+    #[schemars(with = "ActionKind")]
     pub action: String,
     /// The element (`@eN`) of the state the call names.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
@@ -74,8 +54,9 @@ pub struct RawStep {
     /// Vertical pixel in the state's image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
-    /// Mouse button for click/drag: left (default), right, middle.
+    /// Mouse button for click/drag (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Button>")]
     pub button: Option<String>,
     /// Click count 1–3 (double, triple click).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,28 +94,14 @@ pub enum Target {
     Point(Point),
 }
 
-/// A mouse button.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Button {
-    /// Primary.
-    Left,
-    /// Middle.
-    Middle,
-    /// Secondary.
-    Right,
-}
-
 impl Button {
     /// Parses a step's `button` field (absent means left); `at` names the step in errors.
     pub fn parse(at: &str, b: Option<&str>) -> Result<Button> {
         match b {
-            None | Some("left") => Ok(Button::Left),
-            Some("right") => Ok(Button::Right),
-            Some("middle") => Ok(Button::Middle),
-            Some(_) => Err(Error::invalid(
-                &format!("{at}.button"),
-                "expected left, right or middle",
-            )),
+            None => Ok(Button::Left),
+            Some(b) => Button::from_wire(b).ok_or_else(|| {
+                Error::invalid(&format!("{at}.button"), "expected left, right or middle")
+            }),
         }
     }
 }
@@ -379,24 +346,29 @@ pub enum Step {
 impl Step {
     /// The wire name of the step.
     pub fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// The kind of the step.
+    pub fn kind(&self) -> ActionKind {
         match self {
-            Step::Press(_) => "press",
-            Step::Click { .. } => "click",
-            Step::SetText(..) => "setText",
-            Step::TypeText(..) => "typeText",
-            Step::Keypress(..) => "keypress",
-            Step::Scroll { .. } => "scroll",
-            Step::Select(..) => "select",
-            Step::Check(_) => "check",
-            Step::Uncheck(_) => "uncheck",
-            Step::Expand(_) => "expand",
-            Step::Collapse(_) => "collapse",
-            Step::Focus(_) => "focus",
-            Step::SetValue(..) => "setValue",
-            Step::Drag { .. } => "drag",
-            Step::MoveMouse(_) => "moveMouse",
-            Step::Hover(_) => "hover",
-            Step::Wait(_) => "wait",
+            Step::Press(_) => ActionKind::Press,
+            Step::Click { .. } => ActionKind::Click,
+            Step::SetText(..) => ActionKind::SetText,
+            Step::TypeText(..) => ActionKind::TypeText,
+            Step::Keypress(..) => ActionKind::Keypress,
+            Step::Scroll { .. } => ActionKind::Scroll,
+            Step::Select(..) => ActionKind::Select,
+            Step::Check(_) => ActionKind::Check,
+            Step::Uncheck(_) => ActionKind::Uncheck,
+            Step::Expand(_) => ActionKind::Expand,
+            Step::Collapse(_) => ActionKind::Collapse,
+            Step::Focus(_) => ActionKind::Focus,
+            Step::SetValue(..) => ActionKind::SetValue,
+            Step::Drag { .. } => ActionKind::Drag,
+            Step::MoveMouse(_) => ActionKind::MoveMouse,
+            Step::Hover(_) => ActionKind::Hover,
+            Step::Wait(_) => ActionKind::Wait,
         }
     }
 
@@ -447,23 +419,6 @@ impl Step {
     }
 }
 
-/// The fields each action accepts besides `action` (anything else is rejected).
-pub fn allowed_fields(action: &str) -> Option<&'static [&'static str]> {
-    Some(match action {
-        "press" | "check" | "uncheck" | "expand" | "collapse" | "focus" => &["ref"],
-        "click" => &["ref", "x", "y", "button", "count"],
-        "setText" => &["ref", "text"],
-        "typeText" => &["ref", "text"],
-        "keypress" => &["ref", "keys"],
-        "scroll" => &["ref", "x", "y", "scrollX", "scrollY"],
-        "select" | "setValue" => &["ref", "value"],
-        "drag" => &["ref", "path", "button"],
-        "moveMouse" | "hover" => &["ref", "x", "y"],
-        "wait" => &["ms"],
-        _ => return None,
-    })
-}
-
 impl RawStep {
     fn present_fields(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
@@ -491,16 +446,18 @@ impl RawStep {
     /// (e.g. `actions[2]`).
     pub fn validate(&self, at: &str) -> Result<Step> {
         let action = self.action.as_str();
-        let allowed = allowed_fields(action).ok_or_else(|| {
+        let kind = ActionKind::from_wire(action).ok_or_else(|| {
+            let all: Vec<&str> = ActionKind::ALL.iter().map(|k| k.as_str()).collect();
             Error::invalid(
                 &format!("{at}.action"),
                 format!(
                     "unknown action {:?}; expected one of {}",
                     truncate(action),
-                    ACTIONS.join(", ")
+                    all.join(", ")
                 ),
             )
         })?;
+        let allowed = kind.fields();
         for f in self.present_fields() {
             if !allowed.contains(&f) {
                 return Err(Error::invalid(
@@ -548,14 +505,14 @@ impl RawStep {
             }
             Ok(t)
         };
-        Ok(match action {
-            "press" => Step::Press(need_ref("press")?),
-            "check" => Step::Check(need_ref("check")?),
-            "uncheck" => Step::Uncheck(need_ref("uncheck")?),
-            "expand" => Step::Expand(need_ref("expand")?),
-            "collapse" => Step::Collapse(need_ref("collapse")?),
-            "focus" => Step::Focus(need_ref("focus")?),
-            "click" => {
+        Ok(match kind {
+            ActionKind::Press => Step::Press(need_ref("press")?),
+            ActionKind::Check => Step::Check(need_ref("check")?),
+            ActionKind::Uncheck => Step::Uncheck(need_ref("uncheck")?),
+            ActionKind::Expand => Step::Expand(need_ref("expand")?),
+            ActionKind::Collapse => Step::Collapse(need_ref("collapse")?),
+            ActionKind::Focus => Step::Focus(need_ref("focus")?),
+            ActionKind::Click => {
                 let count = self.count.unwrap_or(1);
                 if !(1..=3).contains(&count) {
                     return Err(Error::invalid(&format!("{at}.count"), "expected 1, 2 or 3"));
@@ -566,8 +523,8 @@ impl RawStep {
                     count,
                 }
             }
-            "setText" => Step::SetText(need_ref("setText")?, text("setText")?),
-            "typeText" => {
+            ActionKind::SetText => Step::SetText(need_ref("setText")?, text("setText")?),
+            ActionKind::TypeText => {
                 let t = text("typeText")?;
                 if t.is_empty() {
                     return Err(Error::invalid(
@@ -577,7 +534,7 @@ impl RawStep {
                 }
                 Step::TypeText(self.target, t)
             }
-            "keypress" => {
+            ActionKind::Keypress => {
                 let keys = self.keys.as_ref().ok_or_else(|| {
                     Error::invalid(
                         &format!("{at}.keys"),
@@ -587,7 +544,7 @@ impl RawStep {
                 let chords = keys.chords(&format!("{at}.keys"))?;
                 Step::Keypress(self.target, chords)
             }
-            "scroll" => {
+            ActionKind::Scroll => {
                 let dx = self.scroll_x.unwrap_or(0);
                 let dy = self.scroll_y.unwrap_or(0);
                 if dx == 0 && dy == 0 {
@@ -609,7 +566,7 @@ impl RawStep {
                 };
                 Step::Scroll { target: t, dx, dy }
             }
-            "select" => {
+            ActionKind::Select => {
                 let v = match &self.value {
                     Some(Scalar::Text(s)) if !s.is_empty() => s.clone(),
                     Some(Scalar::Number(n)) => format_number(*n),
@@ -622,7 +579,7 @@ impl RawStep {
                 };
                 Step::Select(need_ref("select")?, v)
             }
-            "setValue" => {
+            ActionKind::SetValue => {
                 let v = match &self.value {
                     Some(Scalar::Number(n)) if n.is_finite() => *n,
                     Some(Scalar::Text(s)) => s
@@ -642,7 +599,7 @@ impl RawStep {
                 };
                 Step::SetValue(need_ref("setValue")?, v)
             }
-            "drag" => {
+            ActionKind::Drag => {
                 let path = self.path.clone().unwrap_or_default();
                 let min = if self.target.is_some() { 1 } else { 2 };
                 if path.len() < min || path.len() > 50 {
@@ -661,9 +618,9 @@ impl RawStep {
                     button: button()?,
                 }
             }
-            "moveMouse" => Step::MoveMouse(target("moveMouse")?),
-            "hover" => Step::Hover(target("hover")?),
-            "wait" => {
+            ActionKind::MoveMouse => Step::MoveMouse(target("moveMouse")?),
+            ActionKind::Hover => Step::Hover(target("hover")?),
+            ActionKind::Wait => {
                 let ms = self
                     .ms
                     .ok_or_else(|| Error::invalid(&format!("{at}.ms"), "wait needs ms"))?;
@@ -675,16 +632,8 @@ impl RawStep {
                 }
                 Step::Wait(ms)
             }
-            _ => unreachable_action(at, action)?,
         })
     }
-}
-
-fn unreachable_action(at: &str, action: &str) -> Result<Step> {
-    Err(Error::invalid(
-        &format!("{at}.action"),
-        format!("unknown action {:?}", truncate(action)),
-    ))
 }
 
 fn check_coord(at: &str, field: &str, v: f64) -> Result<()> {

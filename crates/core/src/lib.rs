@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod action;
+mod action_kind;
 pub mod backend;
 pub mod batch;
 pub mod choose;
@@ -36,7 +37,7 @@ mod vocab;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use action::{KeyChord, Keys, RawStep, Step, Target};
+pub use action::{ActionKind, Button, KeyChord, Keys, RawStep, Step, Target};
 pub use backend::{
     ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 macro_rules! vocabulary {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+
         }
@@ -21,7 +21,7 @@ macro_rules! vocabulary {
         // described `const` per member, and the tool list a model reads every turn carried the
         // role list that way twice (search_ui's schema was 3,225 cl100k tokens; ~480 now).
         // What each member means stays in these docs.
-        impl JsonSchema for $name {
+        impl ::schemars::JsonSchema for $name {
             fn schema_name() -> std::borrow::Cow<'static, str> {
                 stringify!($name).into()
             }

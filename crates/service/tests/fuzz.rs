@@ -60,7 +60,7 @@ const WORDS: &[&str] = &[
 fn word() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => proptest::sample::select(WORDS).prop_map(str::to_string),
-        2 => proptest::sample::select(uidriver_core::action::ACTIONS).prop_map(str::to_string),
+        2 => proptest::sample::select(uidriver_core::ActionKind::ALL).prop_map(|k| k.as_str().to_string()),
         1 => any::<String>(),
     ]
 }

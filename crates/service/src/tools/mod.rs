@@ -267,11 +267,10 @@ pub fn tools_markdown() -> String {
             s.push_str(&format!("Result fields: {}.\n\n", fields.join(", ")));
         }
     }
-    s.push_str("## Action steps (`act_ui.actions[]`)\n\n| action | fields besides `action` |\n| --- | --- |\n");
-    for a in uidriver_core::action::ACTIONS {
-        let fields = uidriver_core::action::allowed_fields(a).unwrap_or(&[]);
-        let list: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
-        s.push_str(&format!("| `{a}` | {} |\n", list.join(", ")));
+    s.push_str("## Action steps (`act_ui.actions[]`)\n\n| action | fields besides `action` | what it does |\n| --- | --- | --- |\n");
+    for a in uidriver_core::ActionKind::ALL {
+        let list: Vec<String> = a.fields().iter().map(|f| format!("`{f}`")).collect();
+        s.push_str(&format!("| `{a}` | {} | {} |\n", list.join(", "), a.doc()));
     }
     s
 }
