@@ -466,173 +466,173 @@ impl RawStep {
                 ));
             }
         }
-        let need_ref = |what: &str| {
-            self.target.ok_or_else(|| {
-                Error::invalid(
-                    &format!("{at}.ref"),
-                    format!("{what} needs an element ref (@eN)"),
-                )
-            })
-        };
-        let target = |what: &str| -> Result<Target> {
-            match (self.target, self.x, self.y) {
-                (Some(r), None, None) => Ok(Target::Ref(r)),
-                (None, Some(x), Some(y)) => {
-                    check_coord(at, "x", x)?;
-                    check_coord(at, "y", y)?;
-                    Ok(Target::Point(Point { x, y }))
-                }
-                (Some(_), _, _) => Err(Error::invalid(
-                    &format!("{at}.x"),
-                    format!("{what} takes either ref or x and y, not both"),
-                )),
-                _ => Err(Error::invalid(
-                    &format!("{at}.ref"),
-                    format!("{what} needs ref, or both x and y"),
-                )),
-            }
-        };
-        let button = || Button::parse(at, self.button.as_deref());
-        let text = |what: &str| -> Result<String> {
-            let t = self.text.clone().ok_or_else(|| {
-                Error::invalid(&format!("{at}.text"), format!("{what} needs text"))
-            })?;
-            if t.chars().count() > MAX_TEXT_CHARS {
-                return Err(Error::invalid(
-                    &format!("{at}.text"),
-                    format!("longer than {MAX_TEXT_CHARS} characters"),
-                ));
-            }
-            Ok(t)
-        };
+        let v = Fields { raw: self, at };
+        let name = kind.as_str();
         Ok(match kind {
-            ActionKind::Press => Step::Press(need_ref("press")?),
-            ActionKind::Check => Step::Check(need_ref("check")?),
-            ActionKind::Uncheck => Step::Uncheck(need_ref("uncheck")?),
-            ActionKind::Expand => Step::Expand(need_ref("expand")?),
-            ActionKind::Collapse => Step::Collapse(need_ref("collapse")?),
-            ActionKind::Focus => Step::Focus(need_ref("focus")?),
-            ActionKind::Click => {
-                let count = self.count.unwrap_or(1);
-                if !(1..=3).contains(&count) {
-                    return Err(Error::invalid(&format!("{at}.count"), "expected 1, 2 or 3"));
-                }
-                Step::Click {
-                    target: target("click")?,
-                    button: button()?,
-                    count,
-                }
-            }
-            ActionKind::SetText => Step::SetText(need_ref("setText")?, text("setText")?),
-            ActionKind::TypeText => {
-                let t = text("typeText")?;
-                if t.is_empty() {
-                    return Err(Error::invalid(
-                        &format!("{at}.text"),
-                        "typeText needs non-empty text",
-                    ));
-                }
-                Step::TypeText(self.target, t)
-            }
-            ActionKind::Keypress => {
-                let keys = self.keys.as_ref().ok_or_else(|| {
-                    Error::invalid(
-                        &format!("{at}.keys"),
-                        "keypress needs keys, e.g. \"ctrl+s\" or [\"ctrl+a\", \"Delete\"]",
-                    )
-                })?;
-                let chords = keys.chords(&format!("{at}.keys"))?;
-                Step::Keypress(self.target, chords)
-            }
-            ActionKind::Scroll => {
-                let dx = self.scroll_x.unwrap_or(0);
-                let dy = self.scroll_y.unwrap_or(0);
-                if dx == 0 && dy == 0 {
-                    return Err(Error::invalid(
-                        &format!("{at}.scrollY"),
-                        "scroll needs a non-zero scrollX or scrollY",
-                    ));
-                }
-                if dx.abs() > 100 || dy.abs() > 100 {
-                    return Err(Error::invalid(
-                        &format!("{at}.scrollY"),
-                        "at most 100 steps",
-                    ));
-                }
-                let t = if self.target.is_none() && self.x.is_none() && self.y.is_none() {
-                    None
-                } else {
-                    Some(target("scroll")?)
-                };
-                Step::Scroll { target: t, dx, dy }
-            }
-            ActionKind::Select => {
-                let v = match &self.value {
-                    Some(Scalar::Text(s)) if !s.is_empty() => s.clone(),
-                    Some(Scalar::Number(n)) => format_number(*n),
-                    _ => {
-                        return Err(Error::invalid(
-                            &format!("{at}.value"),
-                            "select needs the option's label or value",
-                        ))
-                    }
-                };
-                Step::Select(need_ref("select")?, v)
-            }
-            ActionKind::SetValue => {
-                let v = match &self.value {
-                    Some(Scalar::Number(n)) if n.is_finite() => *n,
-                    Some(Scalar::Text(s)) => s
-                        .trim()
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|n| n.is_finite())
-                        .ok_or_else(|| {
-                            Error::invalid(&format!("{at}.value"), "setValue needs a number")
-                        })?,
-                    _ => {
-                        return Err(Error::invalid(
-                            &format!("{at}.value"),
-                            "setValue needs a number",
-                        ))
-                    }
-                };
-                Step::SetValue(need_ref("setValue")?, v)
-            }
-            ActionKind::Drag => {
-                let path = self.path.clone().unwrap_or_default();
-                let min = if self.target.is_some() { 1 } else { 2 };
-                if path.len() < min || path.len() > 50 {
-                    return Err(Error::invalid(
-                        &format!("{at}.path"),
-                        format!("expected {min} to 50 points"),
-                    ));
-                }
-                for (i, p) in path.iter().enumerate() {
-                    check_coord(at, &format!("path[{i}].x"), p.x)?;
-                    check_coord(at, &format!("path[{i}].y"), p.y)?;
-                }
-                Step::Drag {
-                    path,
-                    from: self.target,
-                    button: button()?,
-                }
-            }
-            ActionKind::MoveMouse => Step::MoveMouse(target("moveMouse")?),
-            ActionKind::Hover => Step::Hover(target("hover")?),
-            ActionKind::Wait => {
-                let ms = self
-                    .ms
-                    .ok_or_else(|| Error::invalid(&format!("{at}.ms"), "wait needs ms"))?;
-                if ms > MAX_WAIT_MS {
-                    return Err(Error::invalid(
-                        &format!("{at}.ms"),
-                        format!("at most {MAX_WAIT_MS}"),
-                    ));
-                }
-                Step::Wait(ms)
-            }
+            ActionKind::Press => Step::Press(v.element(name)?),
+            ActionKind::Check => Step::Check(v.element(name)?),
+            ActionKind::Uncheck => Step::Uncheck(v.element(name)?),
+            ActionKind::Expand => Step::Expand(v.element(name)?),
+            ActionKind::Collapse => Step::Collapse(v.element(name)?),
+            ActionKind::Focus => Step::Focus(v.element(name)?),
+            ActionKind::Click => v.click()?,
+            ActionKind::SetText => Step::SetText(v.element(name)?, v.text(name)?),
+            ActionKind::TypeText => v.type_text()?,
+            ActionKind::Keypress => v.keypress()?,
+            ActionKind::Scroll => v.scroll()?,
+            ActionKind::Select => Step::Select(v.element(name)?, v.option()?),
+            ActionKind::SetValue => Step::SetValue(v.element(name)?, v.number()?),
+            ActionKind::Drag => v.drag()?,
+            ActionKind::MoveMouse => Step::MoveMouse(v.target(name)?),
+            ActionKind::Hover => Step::Hover(v.target(name)?),
+            ActionKind::Wait => v.wait()?,
         })
+    }
+}
+
+/// The fields of one raw step, read and checked one kind of value at a time.
+struct Fields<'a> {
+    raw: &'a RawStep,
+    at: &'a str,
+}
+
+impl Fields<'_> {
+    fn invalid(&self, field: &str, message: impl std::fmt::Display) -> Error {
+        Error::invalid(&format!("{}.{field}", self.at), message)
+    }
+
+    fn element(&self, what: &str) -> Result<ElementRef> {
+        self.raw
+            .target
+            .ok_or_else(|| self.invalid("ref", format!("{what} needs an element ref (@eN)")))
+    }
+
+    fn target(&self, what: &str) -> Result<Target> {
+        match (self.raw.target, self.raw.x, self.raw.y) {
+            (Some(r), None, None) => Ok(Target::Ref(r)),
+            (None, Some(x), Some(y)) => {
+                check_coord(self.at, "x", x)?;
+                check_coord(self.at, "y", y)?;
+                Ok(Target::Point(Point { x, y }))
+            }
+            (Some(_), _, _) => {
+                Err(self.invalid("x", format!("{what} takes either ref or x and y, not both")))
+            }
+            _ => Err(self.invalid("ref", format!("{what} needs ref, or both x and y"))),
+        }
+    }
+
+    fn button(&self) -> Result<Button> {
+        Button::parse(self.at, self.raw.button.as_deref())
+    }
+
+    fn text(&self, what: &str) -> Result<String> {
+        let t = self
+            .raw
+            .text
+            .clone()
+            .ok_or_else(|| self.invalid("text", format!("{what} needs text")))?;
+        if t.chars().count() > MAX_TEXT_CHARS {
+            return Err(self.invalid("text", format!("longer than {MAX_TEXT_CHARS} characters")));
+        }
+        Ok(t)
+    }
+
+    fn click(&self) -> Result<Step> {
+        let count = self.raw.count.unwrap_or(1);
+        if !(1..=3).contains(&count) {
+            return Err(self.invalid("count", "expected 1, 2 or 3"));
+        }
+        Ok(Step::Click {
+            target: self.target("click")?,
+            button: self.button()?,
+            count,
+        })
+    }
+
+    fn type_text(&self) -> Result<Step> {
+        let t = self.text("typeText")?;
+        if t.is_empty() {
+            return Err(self.invalid("text", "typeText needs non-empty text"));
+        }
+        Ok(Step::TypeText(self.raw.target, t))
+    }
+
+    fn keypress(&self) -> Result<Step> {
+        let keys = self.raw.keys.as_ref().ok_or_else(|| {
+            self.invalid(
+                "keys",
+                "keypress needs keys, e.g. \"ctrl+s\" or [\"ctrl+a\", \"Delete\"]",
+            )
+        })?;
+        let chords = keys.chords(&format!("{}.keys", self.at))?;
+        Ok(Step::Keypress(self.raw.target, chords))
+    }
+
+    fn scroll(&self) -> Result<Step> {
+        let dx = self.raw.scroll_x.unwrap_or(0);
+        let dy = self.raw.scroll_y.unwrap_or(0);
+        if dx == 0 && dy == 0 {
+            return Err(self.invalid("scrollY", "scroll needs a non-zero scrollX or scrollY"));
+        }
+        if dx.abs() > 100 || dy.abs() > 100 {
+            return Err(self.invalid("scrollY", "at most 100 steps"));
+        }
+        let r = self.raw;
+        let target = if r.target.is_none() && r.x.is_none() && r.y.is_none() {
+            None
+        } else {
+            Some(self.target("scroll")?)
+        };
+        Ok(Step::Scroll { target, dx, dy })
+    }
+
+    /// A `select` option: a label or value, numbers as written.
+    fn option(&self) -> Result<String> {
+        match &self.raw.value {
+            Some(Scalar::Text(s)) if !s.is_empty() => Ok(s.clone()),
+            Some(Scalar::Number(n)) => Ok(format_number(*n)),
+            _ => Err(self.invalid("value", "select needs the option's label or value")),
+        }
+    }
+
+    /// A `setValue` number (a numeric string is accepted).
+    fn number(&self) -> Result<f64> {
+        let n = match &self.raw.value {
+            Some(Scalar::Number(n)) => Some(*n),
+            Some(Scalar::Text(s)) => s.trim().parse::<f64>().ok(),
+            None => None,
+        };
+        n.filter(|n| n.is_finite())
+            .ok_or_else(|| self.invalid("value", "setValue needs a number"))
+    }
+
+    fn drag(&self) -> Result<Step> {
+        let path = self.raw.path.clone().unwrap_or_default();
+        let min = if self.raw.target.is_some() { 1 } else { 2 };
+        if path.len() < min || path.len() > 50 {
+            return Err(self.invalid("path", format!("expected {min} to 50 points")));
+        }
+        for (i, p) in path.iter().enumerate() {
+            check_coord(self.at, &format!("path[{i}].x"), p.x)?;
+            check_coord(self.at, &format!("path[{i}].y"), p.y)?;
+        }
+        Ok(Step::Drag {
+            path,
+            from: self.raw.target,
+            button: self.button()?,
+        })
+    }
+
+    fn wait(&self) -> Result<Step> {
+        let ms = self
+            .raw
+            .ms
+            .ok_or_else(|| self.invalid("ms", "wait needs ms"))?;
+        if ms > MAX_WAIT_MS {
+            return Err(self.invalid("ms", format!("at most {MAX_WAIT_MS}")));
+        }
+        Ok(Step::Wait(ms))
     }
 }
 

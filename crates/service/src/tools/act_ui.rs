@@ -139,52 +139,13 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let (steps, timeout) = check(&a)?;
     let timeout = timeout.unwrap_or(svc.config.act_timeout);
     let base = svc.store.get(a.state_id)?;
-    for (i, s) in steps.iter().enumerate() {
-        for r in s.refs() {
-            base.resolve(r)
-                .map_err(|e| Error::new(e.code, format!("actions[{i}].ref: {}", e.message)))?;
-        }
-        if s.uses_points() && base.image.is_none() {
-            return Err(Error::invalid(
-                &format!("actions[{i}]"),
-                "x/y coordinates are pixels of a state's image, and this state has none",
-            )
-            .with_hint(
-                "observe_ui with mode \"visual\" and use coordinates from its image, or use a ref",
-            ));
-        }
-    }
-    if let Some(e) = &a.expect {
-        for (field, r) in [("expect.ref", e.target), ("expect.scopeRef", e.scope_ref)] {
-            if let Some(r) = r {
-                base.resolve(r)
-                    .map_err(|err| Error::new(err.code, format!("{field}: {}", err.message)))?;
-            }
-        }
-    }
+    check_refs(&a, &steps, &base)?;
     let backend = svc.backend_named(&base.root_info.backend)?.clone();
     let deadline = Deadline::after(timeout);
     let info = base.root_info.clone();
     let guard = svc.lanes.enter(&info.resource).await;
     guard.check(base.epoch)?;
-    // Frame lease for coordinates: the window must still be where it was when the image was
-    // taken (compared unclipped: an image of a window wider than the screen is clipped).
-    if base.image.is_some() && steps.iter().any(|s| s.uses_points()) && info.window_id.is_some() {
-        let now = svc.refresh_root(base.root, &info, deadline).await?;
-        if now.bounds != base.root_info.bounds {
-            return Err(Error::new(
-                ErrorCode::GuiFrameStale,
-                format!(
-                    "{} moved or was resized since {} was observed ({} then, {} now); nothing was sent",
-                    base.root,
-                    base.id,
-                    base.root_info.bounds.map(|b| b.to_string()).unwrap_or_default(),
-                    now.bounds.map(|b| b.to_string()).unwrap_or_default()
-                ),
-            )
-            .with_hint("observe_ui again in visual mode and use coordinates from the new image"));
-        }
-    }
+    frame_lease(svc, &base, &steps, deadline).await?;
     let before = app_roots(svc, &info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
     let reports = backend
@@ -210,7 +171,125 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let all_worked =
         reports.len() == steps.len() && reports.iter().all(|r| r.outcome == Outcome::Worked);
 
-    // The successor: wait for the postcondition when there is one, otherwise settle briefly.
+    let after = successor(
+        svc,
+        Look {
+            a: &a,
+            base: &base,
+            info: &info,
+            backend: &*backend,
+            epoch,
+            delivered,
+            all_worked,
+            preexisting,
+        },
+        deadline,
+    )
+    .await?;
+    drop(guard);
+    Ok(render(
+        svc,
+        &a,
+        &base,
+        &reports,
+        steps.len(),
+        after.state.as_deref(),
+        after.closed,
+        after.verdict,
+        &before,
+        &after.roots,
+    ))
+}
+
+/// Every ref the call names is of its base state, and coordinates have an image to be of.
+fn check_refs(a: &Args, steps: &[Step], base: &State) -> Result<(), Error> {
+    for (i, s) in steps.iter().enumerate() {
+        for r in s.refs() {
+            base.resolve(r)
+                .map_err(|e| Error::new(e.code, format!("actions[{i}].ref: {}", e.message)))?;
+        }
+        if s.uses_points() && base.image.is_none() {
+            return Err(Error::invalid(
+                &format!("actions[{i}]"),
+                "x/y coordinates are pixels of a state's image, and this state has none",
+            )
+            .with_hint(
+                "observe_ui with mode \"visual\" and use coordinates from its image, or use a ref",
+            ));
+        }
+    }
+    if let Some(e) = &a.expect {
+        for (field, r) in [("expect.ref", e.target), ("expect.scopeRef", e.scope_ref)] {
+            if let Some(r) = r {
+                base.resolve(r)
+                    .map_err(|err| Error::new(err.code, format!("{field}: {}", err.message)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Frame lease for coordinates: the window must still be where it was when the image was
+/// taken (compared unclipped: an image of a window wider than the screen is clipped).
+async fn frame_lease(
+    svc: &Service,
+    base: &State,
+    steps: &[Step],
+    deadline: Deadline,
+) -> Result<(), Error> {
+    let info = &base.root_info;
+    if base.image.is_some() && steps.iter().any(|s| s.uses_points()) && info.window_id.is_some() {
+        let now = svc.refresh_root(base.root, info, deadline).await?;
+        if now.bounds != base.root_info.bounds {
+            return Err(Error::new(
+                ErrorCode::GuiFrameStale,
+                format!(
+                    "{} moved or was resized since {} was observed ({} then, {} now); nothing was sent",
+                    base.root,
+                    base.id,
+                    base.root_info.bounds.map(|b| b.to_string()).unwrap_or_default(),
+                    now.bounds.map(|b| b.to_string()).unwrap_or_default()
+                ),
+            )
+            .with_hint("observe_ui again in visual mode and use coordinates from the new image"));
+        }
+    }
+    Ok(())
+}
+
+/// What the successor look needs to know of the call.
+struct Look<'a> {
+    a: &'a Args,
+    base: &'a Arc<State>,
+    info: &'a RootInfo,
+    backend: &'a dyn uidriver_core::Backend,
+    epoch: u64,
+    delivered: bool,
+    all_worked: bool,
+    preexisting: Option<bool>,
+}
+
+/// The successor look and its root listing, or the root's closing, and the `expect` verdict.
+struct After {
+    state: Option<Arc<State>>,
+    closed: Option<Error>,
+    verdict: Option<ExpectVerdict>,
+    roots: Vec<Listed>,
+}
+
+/// Observes the successor: waits for the postcondition when there is one, otherwise settles
+/// briefly.
+async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<After, Error> {
+    let Look {
+        a,
+        base,
+        info,
+        backend,
+        epoch,
+        delivered,
+        all_worked,
+        preexisting,
+    } = l;
     let mode = if base.image.is_some() {
         Mode::Visual
     } else {
@@ -224,7 +303,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     if delivered && !all_worked {
         let _ = tokio::time::timeout(
             Duration::from_millis(150),
-            backend.wait_change(&info, deadline.cap(Duration::from_millis(150))),
+            backend.wait_change(info, deadline.cap(Duration::from_millis(150))),
         )
         .await;
     }
@@ -236,7 +315,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     // One listing per look serves both finding the root again and the root changes.
     let mut after: Vec<Listed>;
     loop {
-        after = app_roots(svc, &info, deadline).await;
+        after = app_roots(svc, info, deadline).await;
         let Some(now_info) = after
             .iter()
             .find(|l| l.info.key == info.key)
@@ -297,19 +376,12 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         )
         .await;
     }
-    drop(guard);
-    Ok(render(
-        svc,
-        &a,
-        &base,
-        &reports,
-        steps.len(),
-        successor.as_deref(),
+    Ok(After {
+        state: successor,
         closed,
         verdict,
-        &before,
-        &after,
-    ))
+        roots: after,
+    })
 }
 
 /// Roots of the same process (or the same browser target) as `info`.
@@ -334,27 +406,7 @@ fn render(
     before: &[Listed],
     after: &[Listed],
 ) -> ToolResult {
-    let mut outcome = if reports.iter().any(|r| r.outcome == Outcome::Didnt) {
-        Outcome::Didnt
-    } else if reports.len() < nsteps || reports.iter().any(|r| r.outcome == Outcome::Unknown) {
-        Outcome::Unknown
-    } else {
-        Outcome::Worked
-    };
-    let mut error: Option<Error> = reports.iter().find_map(|r| r.error.clone());
-    if verdict == Some(ExpectVerdict::Failed) {
-        outcome = Outcome::Didnt;
-        error = Some(
-            Error::new(
-                ErrorCode::PostconditionFailed,
-                format!(
-                    "expected {} within the timeout",
-                    a.expect.as_ref().map(|e| e.describe()).unwrap_or_default()
-                ),
-            )
-            .delivered(Delivery::Delivered),
-        );
-    }
+    let (outcome, error) = batch_outcome(a, reports, nsteps, verdict);
     let stopped_at = reports
         .iter()
         .find(|r| r.outcome != Outcome::Worked)
@@ -401,41 +453,8 @@ fn render(
             ));
         }
     }
-    if let (Some(e), Some(v)) = (&a.expect, verdict) {
-        let v = match v {
-            ExpectVerdict::Verified => "verified (became true after the steps)",
-            ExpectVerdict::Preexisting => {
-                "preexisting (was already true before the steps: proves nothing about them)"
-            }
-            ExpectVerdict::Failed => "failed: postcondition_failed",
-        };
-        text.push_str(&format!("expect {} → {v}\n", e.describe()));
-    } else if a.expect.is_some() && outcome != Outcome::Worked {
-        text.push_str("expect: not checked because a step did not work\n");
-    }
-    if let Some(cause) = cause {
-        text.push_str(&format!(
-            "target_closed (cause: {cause}): {} is gone",
-            base.root
-        ));
-        if !successors.is_empty() {
-            let list: Vec<String> = successors.iter().map(|l| l.r.to_string()).collect();
-            text.push_str(&format!("; successors: {}", list.join(", ")));
-        }
-        text.push('\n');
-    }
-    for l in &opened {
-        let front = if l.info.modal {
-            " · a modal surface is now in front"
-        } else {
-            ""
-        };
-        text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
-    }
-    for l in gone.iter().filter(|l| l.r != base.root) {
-        text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
-    }
-
+    expect_text(a, verdict, outcome, &mut text);
+    roots_text(base, cause, &successors, &opened, &gone, &mut text);
     let mut structured = Output {
         outcome,
         steps: reports.to_vec(),
@@ -469,32 +488,9 @@ fn render(
 
     let mut images = Vec::new();
     if let Some(s) = successor {
-        let d = diff(base, s);
-        match full_view_reason(base, s, &d) {
-            None if d.is_empty() => text.push_str(&format!("no visible change in {}\n", s.id)),
-            None => {
-                text.push_str(&format!("changes in {} (diff from {}):\n", s.id, base.id));
-                text.push_str(&render_diff(base, s, &d));
-            }
-            Some(reason) => {
-                let why = match reason {
-                    uidriver_core::diff::FullViewReason::RootChanged => "the root changed",
-                    uidriver_core::diff::FullViewReason::LowMatch => {
-                        "too few elements kept their identity"
-                    }
-                    uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
-                };
-                text.push_str(&format!("full view ({why}):\n"));
-                let full = full_view(svc, s, None);
-                text.push_str(&full.text);
-                images = full.images;
-            }
-        }
-        structured.diff = Some(DiffCounts {
-            added: d.added.len(),
-            removed: d.removed.len(),
-            updated: d.updated.len(),
-        });
+        let (counts, imgs) = changes_text(svc, base, s, &mut text);
+        structured.diff = Some(counts);
+        images = imgs;
     }
     let is_error = outcome == Outcome::Didnt;
     if let Some(e) = &error {
@@ -509,6 +505,125 @@ fn render(
         is_error,
         ..ToolResult::ok(text, &structured)
     }
+}
+
+/// The batch's verdict and its error: the steps', or a failed postcondition's.
+fn batch_outcome(
+    a: &Args,
+    reports: &[StepReport],
+    nsteps: usize,
+    verdict: Option<ExpectVerdict>,
+) -> (Outcome, Option<Error>) {
+    let mut outcome = if reports.iter().any(|r| r.outcome == Outcome::Didnt) {
+        Outcome::Didnt
+    } else if reports.len() < nsteps || reports.iter().any(|r| r.outcome == Outcome::Unknown) {
+        Outcome::Unknown
+    } else {
+        Outcome::Worked
+    };
+    let mut error: Option<Error> = reports.iter().find_map(|r| r.error.clone());
+    if verdict == Some(ExpectVerdict::Failed) {
+        outcome = Outcome::Didnt;
+        error = Some(
+            Error::new(
+                ErrorCode::PostconditionFailed,
+                format!(
+                    "expected {} within the timeout",
+                    a.expect.as_ref().map(|e| e.describe()).unwrap_or_default()
+                ),
+            )
+            .delivered(Delivery::Delivered),
+        );
+    }
+    (outcome, error)
+}
+
+/// The `expect` line.
+fn expect_text(a: &Args, verdict: Option<ExpectVerdict>, outcome: Outcome, text: &mut String) {
+    if let (Some(e), Some(v)) = (&a.expect, verdict) {
+        let v = match v {
+            ExpectVerdict::Verified => "verified (became true after the steps)",
+            ExpectVerdict::Preexisting => {
+                "preexisting (was already true before the steps: proves nothing about them)"
+            }
+            ExpectVerdict::Failed => "failed: postcondition_failed",
+        };
+        text.push_str(&format!("expect {} → {v}\n", e.describe()));
+    } else if a.expect.is_some() && outcome != Outcome::Worked {
+        text.push_str("expect: not checked because a step did not work\n");
+    }
+}
+
+/// The root lines: the target closed or replaced, roots that opened and closed.
+fn roots_text(
+    base: &State,
+    cause: Option<&str>,
+    successors: &[&&Listed],
+    opened: &[&Listed],
+    gone: &[&Listed],
+    text: &mut String,
+) {
+    if let Some(cause) = cause {
+        text.push_str(&format!(
+            "target_closed (cause: {cause}): {} is gone",
+            base.root
+        ));
+        if !successors.is_empty() {
+            let list: Vec<String> = successors.iter().map(|l| l.r.to_string()).collect();
+            text.push_str(&format!("; successors: {}", list.join(", ")));
+        }
+        text.push('\n');
+    }
+    for l in opened {
+        let front = if l.info.modal {
+            " · a modal surface is now in front"
+        } else {
+            ""
+        };
+        text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
+    }
+    for l in gone.iter().filter(|l| l.r != base.root) {
+        text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
+    }
+}
+
+/// The successor as a diff from the base, or in full when a diff would mislead; its counts.
+fn changes_text(
+    svc: &Service,
+    base: &State,
+    s: &State,
+    text: &mut String,
+) -> (DiffCounts, Vec<crate::result::ImageContent>) {
+    let mut images = Vec::new();
+    let d = diff(base, s);
+    match full_view_reason(base, s, &d) {
+        None if d.is_empty() => text.push_str(&format!("no visible change in {}\n", s.id)),
+        None => {
+            text.push_str(&format!("changes in {} (diff from {}):\n", s.id, base.id));
+            text.push_str(&render_diff(base, s, &d));
+        }
+        Some(reason) => {
+            let why = match reason {
+                uidriver_core::diff::FullViewReason::RootChanged => "the root changed",
+                uidriver_core::diff::FullViewReason::LowMatch => {
+                    "too few elements kept their identity"
+                }
+                uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
+            };
+            text.push_str(&format!("full view ({why}):\n"));
+            let full = full_view(svc, s, None);
+            text.push_str(&full.text);
+            images = full.images;
+        }
+    }
+    (
+        DiffCounts {
+            added: d.added.len(),
+            removed: d.removed.len(),
+            updated: d.updated.len(),
+        },
+        images,
+    )
 }
 
 /// `1. press @e12 → worked · semantic-action "click" · verified: read-back (…)`.
