@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use futures_util::future::join_all;
+use futures_util::future::{join_all, BoxFuture};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::FutureExt;
 use tracing::debug;
@@ -183,23 +183,72 @@ pub(crate) async fn observe(
     let c = scope.bus.caller(deadline, lim.per_call, lim.in_flight);
     let mut phases: Vec<(&str, f64)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
+    let (root_role, index) = first_look(&c, &scope, deadline, &mut phases, &mut notes).await?;
+    let cached = index.by_path.len();
+    let env = Env {
+        c,
+        known: Known {
+            cache: &index,
+            memo: scope.memo,
+            reads: scope.toolkit.prop_reads(),
+        },
+        scope: &scope,
+        req,
+    };
+    let mut walk = Walk::start(&env, root_role).await?;
+    walk.run(&env, deadline).await?;
+    phases.push(("walk", walk.walk_done));
+    phases.push(("details", walk.details_done.max(walk.walk_done)));
+    let describe_ms = ms(t0);
+    if walk.walked > 0 && cached > 0 {
+        notes.push(format!(
+            "cache had {cached} items; {} nodes' children read live",
+            walk.walked
+        ));
+    }
+    let (out, complete) = walk.finish(&mut notes);
+    let mut timings = Timings {
+        total_ms: ms(t0),
+        describe_ms,
+        calls: env.c.calls(),
+        ..Timings::default()
+    };
+    for (k, v) in phases {
+        timings.phases.insert(k.to_string(), v);
+    }
+    Ok(Snapshot {
+        nodes: out,
+        complete,
+        timings,
+        notes,
+    })
+}
 
+/// The responsiveness ping and the cache, in one round trip: the root's role and the cache
+/// indexed (empty when the app has none or it did not answer in time).
+async fn first_look(
+    c: &Caller,
+    scope: &Scope<'_>,
+    deadline: Deadline,
+    phases: &mut Vec<(&'static str, f64)>,
+    notes: &mut Vec<String>,
+) -> Result<(u32, CacheIndex), LinuxError> {
+    let t0 = Instant::now();
     // A stopped app never answers: a small call with a short timeout (500 ms) finds out. It
     // runs alongside the cache call rather than before it (one round trip less for every
     // look); when the ping fails first, the cache call is dropped unanswered.
-    let t_items = Instant::now();
     // The cache call gets most of the time but not all: if it is too slow (a huge tree), the
     // walk still has time to return something.
     let items_timeout = deadline.remaining().mul_f64(0.6);
     let ping = c.call_within::<_, u32>(
-        lim.ping,
+        scope.limits.ping,
         &scope.root.bus,
         &scope.root.path,
         "org.a11y.atspi.Accessible",
         "GetRole",
         &(),
     );
-    let items = cache::get_items(&c, &scope.root.bus, items_timeout);
+    let items = cache::get_items(c, &scope.root.bus, items_timeout);
     tokio::pin!(ping, items);
     // Biased: the ping is polled, so sent, first. The app answers in arrival order, and a ping
     // queued behind a long GetItems (a huge tree) would time out on a healthy app.
@@ -232,230 +281,320 @@ pub(crate) async fn observe(
             CacheIndex::default()
         }
     };
-    let cached = index.by_path.len();
-    phases.push(("getitems", ms(t_items)));
-    let known = Known {
-        cache: &index,
-        memo: scope.memo,
-        reads: scope.toolkit.prop_reads(),
-    };
+    phases.push(("getitems", ms(t0)));
+    Ok((root_role, index))
+}
 
-    let t_walk = Instant::now();
-    let mut root = match index.by_path.get(&scope.root.path) {
-        Some(i) => Described::from(i),
-        None => describe(&c, scope.root.clone(), Some(root_role), &known).await?,
-    };
-    if scope.toolkit == Toolkit::Gtk4 {
-        // The observed node is on screen by assumption (a window, or a region a state showed).
-        gtk4_showing(&mut root.states, true);
+/// What every call of a walk shares; the futures in flight borrow it.
+struct Env<'a> {
+    c: Caller,
+    known: Known<'a>,
+    scope: &'a Scope<'a>,
+    req: &'a ObserveRequest,
+}
+
+/// The calls in flight: each answers one node's children, child order or details.
+type Pending<'f> = FuturesUnordered<BoxFuture<'f, Done>>;
+
+/// One walk of a subtree: the nodes found so far, what is planned and what is awaited. Each
+/// node is planned once ([`Walk::plan_node`]: its details asked for, its children taken from
+/// the cache or asked for), and each answer is taken in as it arrives ([`Walk::on_done`]).
+struct Walk {
+    nodes: Vec<Raw>,
+    /// Where each object (by handle: a socket's live children live on another app's bus,
+    /// where paths repeat) sits in `nodes`: placed once, under the first parent that lists it
+    /// (live order may move it later, see `reorder`).
+    placed: HashMap<String, usize>,
+    to_plan: Vec<usize>,
+    waiting_kids: HashSet<usize>,
+    waiting_details: HashSet<usize>,
+    /// Nodes whose children were read live.
+    walked: usize,
+    /// An error that ends the look (the app exited, the root vanished).
+    fatal: Option<LinuxError>,
+    /// Why the walk stopped early (deadline, unresponsive).
+    cut: Option<&'static str>,
+    t_walk: Instant,
+    walk_done: f64,
+    details_done: f64,
+}
+
+impl Walk {
+    /// The walk's first node: the observed root, from the cache or described by calls.
+    async fn start(env: &Env<'_>, root_role: u32) -> Result<Walk, LinuxError> {
+        let t_walk = Instant::now();
+        let scope = env.scope;
+        let mut root = match env.known.cache.by_path.get(&scope.root.path) {
+            Some(i) => Described::from(i),
+            None => describe(&env.c, scope.root.clone(), Some(root_role), &env.known).await?,
+        };
+        if scope.toolkit == Toolkit::Gtk4 {
+            // The observed node is on screen by assumption (a window, or a region a state
+            // showed).
+            gtk4_showing(&mut root.states, true);
+        }
+        Ok(Walk {
+            nodes: vec![Raw {
+                d: root,
+                parent: None,
+                children: Vec::new(),
+                depth: 0,
+                details: None,
+                truncated: None,
+            }],
+            placed: HashMap::from([(scope.root.to_string(), 0)]),
+            to_plan: vec![0],
+            waiting_kids: HashSet::new(),
+            waiting_details: HashSet::new(),
+            walked: 0,
+            fatal: None,
+            cut: None,
+            t_walk,
+            walk_done: 0.0,
+            details_done: 0.0,
+        })
     }
-    let mut nodes = vec![Raw {
-        d: root,
-        parent: None,
-        children: Vec::new(),
-        depth: 0,
-        details: None,
-        truncated: None,
-    }];
-    // Where each object (by handle: a socket's live children live on another app's bus, where
-    // paths repeat) sits in `nodes`: placed once, under the first parent that lists it (live
-    // order may move it later, see `reorder`).
-    let mut placed: HashMap<String, usize> = HashMap::from([(scope.root.to_string(), 0)]);
-    let mut pending = FuturesUnordered::new();
-    let mut waiting_kids: HashSet<usize> = HashSet::new();
-    let mut waiting_details: HashSet<usize> = HashSet::new();
-    let mut to_plan = vec![0usize];
-    let mut walked = 0usize;
-    let mut fatal: Option<LinuxError> = None;
-    let mut cut: Option<&'static str> = None;
-    let mut walk_done = 0.0f64;
-    let mut details_done = 0.0f64;
-    // Leave a little time to assemble the snapshot.
-    let stop_at = deadline
-        .instant()
-        .checked_sub(Duration::from_millis(15))
-        .unwrap_or_else(|| deadline.instant());
 
-    loop {
+    /// Plans and takes in answers until nothing is awaited, the app fails, or the deadline
+    /// (less a little time to assemble the snapshot) comes.
+    async fn run<'f>(&mut self, env: &'f Env<'f>, deadline: Deadline) -> Result<(), LinuxError> {
+        let stop_at = deadline
+            .instant()
+            .checked_sub(Duration::from_millis(15))
+            .unwrap_or_else(|| deadline.instant());
+        let mut pending: Pending<'f> = FuturesUnordered::new();
+        loop {
+            self.plan(env, &mut pending);
+            if self.fatal.is_some() || self.cut.is_some() {
+                break;
+            }
+            let next = tokio::select! {
+                next = pending.next() => next,
+                _ = tokio::time::sleep_until(stop_at.into()) => {
+                    self.cut = Some("deadline");
+                    break;
+                }
+            };
+            let Some(done) = next else { break };
+            self.on_done(env, done, &mut pending);
+        }
+        drop(pending);
+        if self.cut.is_some() && self.walk_done == 0.0 {
+            self.walk_done = ms(self.t_walk);
+        }
+        match self.fatal.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Plans every node waiting to be planned.
+    fn plan<'f>(&mut self, env: &'f Env<'f>, pending: &mut Pending<'f>) {
         let mut planned = 0usize;
-        while let Some(n) = to_plan.pop() {
+        while let Some(n) = self.to_plan.pop() {
             planned += 1;
             if planned == SEND_EVERY {
                 planned = 0;
-                // Planning a cached tree of a few hundred nodes takes our CPU longer than the app
-                // takes to answer: send what is planned so far (a call goes out on its first
-                // poll) so the app works meanwhile. A call that already finished goes back in
-                // as a ready result.
+                // Planning a cached tree of a few hundred nodes takes our CPU longer than the
+                // app takes to answer: send what is planned so far (a call goes out on its
+                // first poll) so the app works meanwhile. A call that already finished goes
+                // back in as a ready result.
                 if let Some(Some(done)) = pending.next().now_or_never() {
                     pending.push(futures_util::future::ready(done).boxed());
                 }
             }
-            let d = &nodes[n].d;
-            if d.states.has(state::SHOWING) && !is_bare_wrapper(d) {
-                let (obj, role_n, states, ifaces, no_name) = (
-                    d.obj.clone(),
-                    d.role,
-                    d.states,
-                    d.ifaces,
-                    d.name.trim().is_empty(),
+            self.plan_node(env, n, pending);
+        }
+    }
+
+    /// Asks for a node's details when it shows, and for its children as [`plan`] decides.
+    fn plan_node<'f>(&mut self, env: &'f Env<'f>, n: usize, pending: &mut Pending<'f>) {
+        let (c, scope, req) = (&env.c, env.scope, env.req);
+        let d = &self.nodes[n].d;
+        if d.states.has(state::SHOWING) && !is_bare_wrapper(d) {
+            let (obj, role_n, states, ifaces, no_name) = (
+                d.obj.clone(),
+                d.role,
+                d.states,
+                d.ifaces,
+                d.name.trim().is_empty(),
+            );
+            self.waiting_details.insert(n);
+            let (tk, origin, memo) = (scope.toolkit, scope.origin, scope.memo);
+            // Rectangles cost a call each: read them when asked, and always for the root and
+            // for surfaces that only pixels describe (what decides a visual look).
+            let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n);
+            pending.push(
+                async move {
+                    let d = details(
+                        c,
+                        &obj,
+                        role_n,
+                        states,
+                        ifaces,
+                        no_name,
+                        tk,
+                        origin,
+                        memo,
+                        want_bounds,
+                    );
+                    Done::Details(n, d.await)
+                }
+                .boxed(),
+            );
+        }
+        if self.nodes[n].depth >= scope.limits.max_depth && d.child_count != 0 {
+            let skipped = u32::try_from(d.child_count).ok();
+            self.nodes[n].truncated = Some(Truncation {
+                skipped,
+                reason: "depth".into(),
+            });
+            return;
+        }
+        // The observed node itself is always read, shown or not (an app object has no SHOWING
+        // state).
+        let index = env.known.cache;
+        let p = match plan(&self.nodes[n].d, index) {
+            Plan::Hidden if n == 0 => Plan::Call { managed: false },
+            p => p,
+        };
+        let reorder = matches!(p, Plan::Reorder(_));
+        match p {
+            Plan::Leaf => {}
+            Plan::Hidden => {
+                self.nodes[n].truncated = Some(Truncation {
+                    skipped: u32::try_from(self.nodes[n].d.child_count).ok(),
+                    reason: "hidden".into(),
+                });
+            }
+            Plan::Cached(paths) | Plan::Reorder(paths) => {
+                let kids = paths
+                    .iter()
+                    .filter_map(|p| index.by_path.get(p))
+                    .map(Described::from)
+                    .collect();
+                self.add(
+                    env,
+                    n,
+                    Kids {
+                        kids,
+                        skipped: None,
+                    },
                 );
-                waiting_details.insert(n);
-                let (c, tk, origin, memo) = (&c, scope.toolkit, scope.origin, scope.memo);
-                // Rectangles cost a call each: read them when asked, and always for the root and
-                // for surfaces that only pixels describe (what decides a visual look).
-                let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n);
+                // The cache lists children out of order here: ask for the order.
+                if reorder {
+                    self.walked += 1;
+                    self.waiting_kids.insert(n);
+                    let obj = self.nodes[n].d.obj.clone();
+                    pending.push(
+                        async move { Done::Order(n, accessible::children(c, &obj).await) }.boxed(),
+                    );
+                }
+            }
+            Plan::Call { managed } => {
+                self.walked += 1;
+                self.waiting_kids.insert(n);
+                let obj = self.nodes[n].d.obj.clone();
+                let count = self.nodes[n].d.child_count;
+                let known = &env.known;
+                let max_children = req.max_children;
                 pending.push(
                     async move {
-                        Done::Details(
-                            n,
-                            details(
-                                c,
-                                &obj,
-                                role_n,
-                                states,
-                                ifaces,
-                                no_name,
-                                tk,
-                                origin,
-                                memo,
-                                want_bounds,
-                            )
-                            .await,
-                        )
+                        if managed {
+                            let r = managed_children(c, &obj, count, max_children, known).await;
+                            return Done::Children(n, None, r);
+                        }
+                        match children(c, &obj, known).await {
+                            Ok((live, kids)) => Done::Children(n, Some(live), Ok(kids)),
+                            Err(e) => Done::Children(n, None, Err(e)),
+                        }
                     }
                     .boxed(),
                 );
             }
-            if nodes[n].depth >= lim.max_depth && d.child_count != 0 {
-                let skipped = u32::try_from(d.child_count).ok();
-                nodes[n].truncated = Some(Truncation {
-                    skipped,
-                    reason: "depth".into(),
-                });
-                continue;
-            }
-            // The observed node itself is always read, shown or not (an app object has no
-            // SHOWING state).
-            let p = match plan(&nodes[n].d, &index) {
-                Plan::Hidden if n == 0 => Plan::Call { managed: false },
-                p => p,
-            };
-            let reorder = matches!(p, Plan::Reorder(_));
-            match p {
-                Plan::Leaf => {}
-                Plan::Hidden => {
-                    nodes[n].truncated = Some(Truncation {
-                        skipped: u32::try_from(nodes[n].d.child_count).ok(),
-                        reason: "hidden".into(),
-                    });
-                }
-                Plan::Cached(paths) | Plan::Reorder(paths) => {
-                    let kids = paths
-                        .iter()
-                        .filter_map(|p| index.by_path.get(p))
-                        .map(Described::from)
-                        .collect();
-                    add_children(
-                        &mut nodes,
-                        n,
-                        Kids {
-                            kids,
-                            skipped: None,
-                        },
-                        req,
-                        &mut placed,
-                        &mut to_plan,
-                        scope.toolkit,
-                    );
-                    // The cache lists children out of order here: ask for the order.
-                    if reorder {
-                        walked += 1;
-                        waiting_kids.insert(n);
-                        let obj = nodes[n].d.obj.clone();
-                        let c = &c;
-                        pending.push(
-                            async move { Done::Order(n, accessible::children(c, &obj).await) }
-                                .boxed(),
-                        );
-                    }
-                }
-                Plan::Call { managed } => {
-                    walked += 1;
-                    waiting_kids.insert(n);
-                    let obj = nodes[n].d.obj.clone();
-                    let count = nodes[n].d.child_count;
-                    let (c, known) = (&c, &known);
-                    let max_children = req.max_children;
-                    pending.push(
-                        async move {
-                            if managed {
-                                let r = managed_children(c, &obj, count, max_children, known).await;
-                                return Done::Children(n, None, r);
-                            }
-                            match children(c, &obj, known).await {
-                                Ok((live, kids)) => Done::Children(n, Some(live), Ok(kids)),
-                                Err(e) => Done::Children(n, None, Err(e)),
-                            }
-                        }
-                        .boxed(),
-                    );
-                }
-            }
         }
-        if fatal.is_some() || cut.is_some() {
-            break;
-        }
-        let next = tokio::select! {
-            next = pending.next() => next,
-            _ = tokio::time::sleep_until(stop_at.into()) => {
-                cut = Some("deadline");
-                break;
-            }
-        };
-        let Some(done) = next else { break };
+    }
+
+    fn add(&mut self, env: &Env<'_>, n: usize, kids: Kids) {
+        add_children(
+            &mut self.nodes,
+            n,
+            kids,
+            env.req,
+            &mut self.placed,
+            &mut self.to_plan,
+            env.scope.toolkit,
+        );
+    }
+
+    /// Takes in one answer.
+    fn on_done<'f>(&mut self, env: &'f Env<'f>, done: Done, pending: &mut Pending<'f>) {
         match done {
-            Done::Children(n, live, Ok(kids)) => {
-                waiting_kids.remove(&n);
-                add_children(
-                    &mut nodes,
-                    n,
-                    kids,
-                    req,
-                    &mut placed,
-                    &mut to_plan,
-                    scope.toolkit,
-                );
+            Done::Children(n, live, r) => self.on_children(env, n, live, r),
+            Done::Order(n, r) => self.on_order(env, n, r, pending),
+            Done::Details(n, r) => {
+                self.waiting_details.remove(&n);
+                match r {
+                    Ok(d) => self.nodes[n].details = Some(d),
+                    Err(e) if e.is_unresponsive() => self.cut = Some("unresponsive"),
+                    Err(e) if e.is_app_gone() => self.fatal = Some(e),
+                    Err(_) => {}
+                }
+                if self.waiting_details.is_empty() {
+                    self.details_done = ms(self.t_walk);
+                }
+            }
+        }
+    }
+
+    fn on_children(
+        &mut self,
+        env: &Env<'_>,
+        n: usize,
+        live: Option<Vec<Obj>>,
+        r: Result<Kids, LinuxError>,
+    ) {
+        self.waiting_kids.remove(&n);
+        match r {
+            Ok(kids) => {
+                self.add(env, n, kids);
                 if let Some(live) = live {
                     // Whatever could not be described stays out.
-                    reorder(&mut nodes, n, &live, &placed);
+                    reorder(&mut self.nodes, n, &live, &self.placed);
                 }
-                if waiting_kids.is_empty() {
-                    walk_done = ms(t_walk);
-                }
-            }
-            Done::Children(n, _, Err(e)) => {
-                waiting_kids.remove(&n);
-                match e {
-                    e if e.is_unresponsive() => cut = Some("unresponsive"),
-                    LinuxError::Deadline(_) => cut = Some("deadline"),
-                    e if e.is_app_gone() || n == 0 => fatal = Some(e),
-                    e => {
-                        // This node vanished or refused: keep it, say so.
-                        debug!(error = %e, "children unreadable");
-                        nodes[n].truncated = Some(Truncation {
-                            skipped: u32::try_from(nodes[n].d.child_count).ok(),
-                            reason: "error".into(),
-                        });
-                    }
+                if self.waiting_kids.is_empty() {
+                    self.walk_done = ms(self.t_walk);
                 }
             }
-            Done::Order(n, Ok(live)) => {
-                waiting_kids.remove(&n);
-                let missing = reorder(&mut nodes, n, &live, &placed);
+            Err(e) if e.is_unresponsive() => self.cut = Some("unresponsive"),
+            Err(LinuxError::Deadline(_)) => self.cut = Some("deadline"),
+            Err(e) if e.is_app_gone() || n == 0 => self.fatal = Some(e),
+            Err(e) => {
+                // This node vanished or refused: keep it, say so.
+                debug!(error = %e, "children unreadable");
+                self.nodes[n].truncated = Some(Truncation {
+                    skipped: u32::try_from(self.nodes[n].d.child_count).ok(),
+                    reason: "error".into(),
+                });
+            }
+        }
+    }
+
+    fn on_order<'f>(
+        &mut self,
+        env: &'f Env<'f>,
+        n: usize,
+        r: Result<Vec<Obj>, LinuxError>,
+        pending: &mut Pending<'f>,
+    ) {
+        self.waiting_kids.remove(&n);
+        match r {
+            Ok(live) => {
+                let missing = reorder(&mut self.nodes, n, &live, &self.placed);
                 if !missing.is_empty() {
                     // Children the cache did not have: describe them, then put them in place.
-                    waiting_kids.insert(n);
-                    let (c, known) = (&c, &known);
+                    self.waiting_kids.insert(n);
+                    let (c, known) = (&env.c, &env.known);
                     pending.push(
                         async move {
                             let described =
@@ -465,100 +604,56 @@ pub(crate) async fn observe(
                         }
                         .boxed(),
                     );
-                } else if waiting_kids.is_empty() {
-                    walk_done = ms(t_walk);
+                } else if self.waiting_kids.is_empty() {
+                    self.walk_done = ms(self.t_walk);
                 }
             }
-            Done::Order(n, Err(e)) => {
-                waiting_kids.remove(&n);
-                match e {
-                    e if e.is_unresponsive() => cut = Some("unresponsive"),
-                    LinuxError::Deadline(_) => cut = Some("deadline"),
-                    e if e.is_app_gone() => fatal = Some(e),
-                    // The cached children stay, in cache order; if the cache did not have them
-                    // all, say the rest is missing.
-                    e => {
-                        debug!(error = %e, "child order unreadable");
-                        let have = nodes[n].children.len();
-                        if usize::try_from(nodes[n].d.child_count) != Ok(have) {
-                            nodes[n].truncated = Some(Truncation {
-                                skipped: u32::try_from(nodes[n].d.child_count)
-                                    .ok()
-                                    .map(|c| c.saturating_sub(have as u32)),
-                                reason: "error".into(),
-                            });
-                        }
-                    }
-                }
-            }
-            Done::Details(n, r) => {
-                waiting_details.remove(&n);
-                match r {
-                    Ok(d) => nodes[n].details = Some(d),
-                    Err(e) if e.is_unresponsive() => cut = Some("unresponsive"),
-                    Err(e) if e.is_app_gone() => fatal = Some(e),
-                    Err(_) => {}
-                }
-                if waiting_details.is_empty() {
-                    details_done = ms(t_walk);
+            Err(e) if e.is_unresponsive() => self.cut = Some("unresponsive"),
+            Err(LinuxError::Deadline(_)) => self.cut = Some("deadline"),
+            Err(e) if e.is_app_gone() => self.fatal = Some(e),
+            // The cached children stay, in cache order; if the cache did not have them all,
+            // say the rest is missing.
+            Err(e) => {
+                debug!(error = %e, "child order unreadable");
+                let have = self.nodes[n].children.len();
+                if usize::try_from(self.nodes[n].d.child_count) != Ok(have) {
+                    self.nodes[n].truncated = Some(Truncation {
+                        skipped: u32::try_from(self.nodes[n].d.child_count)
+                            .ok()
+                            .map(|c| c.saturating_sub(have as u32)),
+                        reason: "error".into(),
+                    });
                 }
             }
         }
     }
-    drop(pending);
-    if let Some(e) = fatal {
-        return Err(e);
-    }
-    if let Some(reason) = cut {
-        for &n in &waiting_kids {
-            nodes[n].truncated = Some(Truncation {
-                skipped: u32::try_from(nodes[n].d.child_count).ok(),
-                reason: reason.into(),
-            });
-        }
-        notes.push(format!(
-            "stopped early ({reason}): {} subtrees and details of {} nodes not read",
-            waiting_kids.len(),
-            waiting_details.len()
-        ));
-        if walk_done == 0.0 {
-            walk_done = ms(t_walk);
-        }
-    }
-    phases.push(("walk", walk_done));
-    phases.push(("details", details_done.max(walk_done)));
 
-    let describe_ms = ms(t0);
-    if walked > 0 && cached > 0 {
-        notes.push(format!(
-            "cache had {cached} items; {walked} nodes' children read live"
-        ));
+    /// The nodes in pre-order, and whether every showing node in the tree was described:
+    /// subtrees left out because they are hidden or offscreen (and said so) do not count
+    /// against it, nor do cached items the live tree dropped.
+    fn finish(mut self, notes: &mut Vec<String>) -> (Vec<Node>, bool) {
+        if let Some(reason) = self.cut {
+            for &n in &self.waiting_kids {
+                self.nodes[n].truncated = Some(Truncation {
+                    skipped: u32::try_from(self.nodes[n].d.child_count).ok(),
+                    reason: reason.into(),
+                });
+            }
+            notes.push(format!(
+                "stopped early ({reason}): {} subtrees and details of {} nodes not read",
+                self.waiting_kids.len(),
+                self.waiting_details.len()
+            ));
+        }
+        let out = assemble(self.nodes);
+        let complete = self.cut.is_none()
+            && out.iter().all(|n| {
+                n.truncated
+                    .as_ref()
+                    .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
+            });
+        (out, complete)
     }
-    let out = assemble(nodes);
-    // Complete = every showing node in the tree described: subtrees left out because they are
-    // hidden or offscreen (and said so) do not count against it, nor do cached items the live
-    // tree dropped.
-    let complete = cut.is_none()
-        && out.iter().all(|n| {
-            n.truncated
-                .as_ref()
-                .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
-        });
-    let mut timings = Timings {
-        total_ms: ms(t0),
-        describe_ms,
-        calls: c.calls(),
-        ..Timings::default()
-    };
-    for (k, v) in phases {
-        timings.phases.insert(k.to_string(), v);
-    }
-    Ok(Snapshot {
-        nodes: out,
-        complete,
-        timings,
-        notes,
-    })
 }
 
 fn ms(t: Instant) -> f64 {

@@ -77,10 +77,17 @@ pub(crate) fn activate(x: &XConn, w: Window, timeout: Duration) -> Result<Activa
     }
     let t0 = Instant::now();
     ewmh::request_activate(x, w)?;
+    let mut asked_again = false;
     loop {
         sleep(POLL);
         if is_active(x, w)? {
             return Ok(Activation::Activated(t0.elapsed()));
+        }
+        // Openbox can drop a request that arrives while it is still handling another
+        // client's activation (two lanes typing at once): ask once more halfway.
+        if !asked_again && t0.elapsed() >= timeout / 2 {
+            asked_again = true;
+            ewmh::request_activate(x, w)?;
         }
         let active = active_window(x)?;
         // A window manager keeps the focus on a modal dialog in front of its parent: once it
