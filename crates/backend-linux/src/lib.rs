@@ -49,7 +49,7 @@ pub mod fuzzing;
 mod lease;
 mod mapping;
 mod observe;
-mod procfs;
+use uidriver_procfs as procfs;
 mod roots;
 mod screen;
 mod screen_input;

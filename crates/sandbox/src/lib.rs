@@ -23,7 +23,7 @@ mod config;
 mod dbus;
 mod error;
 mod manifest;
-mod procfs;
+use uidriver_procfs as procfs;
 mod sandbox;
 mod stop;
 #[cfg(feature = "testing")]

@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
+use tracing::Instrument;
 use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, StateStore};
 
 pub use args::decode;
@@ -107,9 +108,17 @@ impl Service {
 
     /// Runs one tool call. Never panics on bad input: every failure is a catalogued error result.
     pub async fn call(&self, tool: &str, args: Value) -> ToolResult {
-        let span = tracing::debug_span!("tool", tool);
-        let _enter = span.enter();
-        match tools::dispatch(self, tool, args).await {
+        // One span per call, entered only while the call is polled (never held across an
+        // await); acting tools record the resource and epoch they ran under.
+        let span = tracing::debug_span!(
+            "tool",
+            tool,
+            state_id = args.get("stateId").and_then(serde_json::Value::as_str),
+            root = args.get("root").and_then(serde_json::Value::as_str),
+            resource = tracing::field::Empty,
+            epoch = tracing::field::Empty,
+        );
+        match tools::dispatch(self, tool, args).instrument(span).await {
             Ok(r) => r,
             Err(e) => ToolResult::error(&e),
         }

@@ -168,6 +168,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     } else {
         guard.epoch()
     };
+    let span = tracing::Span::current();
+    span.record("resource", tracing::field::debug(&info.resource));
+    span.record("epoch", epoch);
     let all_worked =
         reports.len() == steps.len() && reports.iter().all(|r| r.outcome == Outcome::Worked);
 

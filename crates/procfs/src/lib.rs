@@ -1,14 +1,17 @@
-//! Process bookkeeping from `/proc`: liveness (zombies count as dead, PID 1 reaps them late on
-//! some machines), identity (pid + start time, so a reused pid is never mistaken for ours),
-//! descendants and session members, and signals. Stopping "exactly what we started" rests on
-//! these helpers; nothing here ever matches processes by name.
+//! Process facts from `/proc`, one rule for every crate: liveness (zombies and dead processes
+//! count as gone, PID 1 reaps them late on some machines), stopped processes (SIGSTOP), identity
+//! (pid + start time, so a reused pid is never mistaken for ours), ancestry, descendants, and
+//! signals. The sandbox stops "exactly what it started" with these; the Linux backend tells a
+//! recycled pid from the app it observed and a stopped app from a slow one. Nothing here ever
+//! matches processes by name.
+#![warn(missing_docs)]
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// One line of `/proc/PID/stat`, the fields we use.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ProcStat {
+pub struct ProcStat {
     /// Process id.
     pub pid: u32,
     /// Executable name as the kernel keeps it (at most 15 bytes).
@@ -33,7 +36,7 @@ impl ProcStat {
 }
 
 /// Parses the text of a `/proc/PID/stat` file.
-pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
     let open = text.find('(')?;
     let close = text.rfind(')')?;
     let pid = text.get(..open)?.trim().parse().ok()?;
@@ -52,7 +55,7 @@ pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
 }
 
 /// Reads `/proc/PID/stat`; `None` if the process does not exist (any more).
-pub(crate) fn stat(pid: u32) -> Option<ProcStat> {
+pub fn stat(pid: u32) -> Option<ProcStat> {
     if pid == 0 {
         return None;
     }
@@ -61,17 +64,22 @@ pub(crate) fn stat(pid: u32) -> Option<ProcStat> {
 }
 
 /// True if `pid` exists and is not a zombie.
-pub(crate) fn alive(pid: u32) -> bool {
+pub fn alive(pid: u32) -> bool {
     stat(pid).is_some_and(|s| s.is_alive())
 }
 
+/// True if `pid` is stopped (`T`, e.g. by SIGSTOP) or traced (`t`).
+pub fn stopped(pid: u32) -> bool {
+    stat(pid).is_some_and(|s| matches!(s.state, 'T' | 't'))
+}
+
 /// True if `pid` is alive and is still the process that started at `start_time`.
-pub(crate) fn alive_same(pid: u32, start_time: u64) -> bool {
+pub fn alive_same(pid: u32, start_time: u64) -> bool {
     stat(pid).is_some_and(|s| s.is_alive() && s.start_time == start_time)
 }
 
 /// Snapshot of every process in `/proc`.
-pub(crate) fn table() -> Vec<ProcStat> {
+pub fn table() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -82,7 +90,7 @@ pub(crate) fn table() -> Vec<ProcStat> {
 }
 
 /// All descendants of `root` in `table` (children before grandchildren), `root` excluded.
-pub(crate) fn descendants(table: &[ProcStat], root: u32) -> Vec<u32> {
+pub fn descendants(table: &[ProcStat], root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for p in table {
         children.entry(p.ppid).or_default().push(p.pid);
@@ -102,7 +110,7 @@ pub(crate) fn descendants(table: &[ProcStat], root: u32) -> Vec<u32> {
 }
 
 /// True if `ancestor` is `pid` or one of its ancestors (per `/proc`, at call time).
-pub(crate) fn is_self_or_ancestor(ancestor: u32, pid: u32) -> bool {
+pub fn is_self_or_ancestor(ancestor: u32, pid: u32) -> bool {
     let mut cur = pid;
     for _ in 0..1024 {
         if cur == ancestor {
@@ -117,7 +125,7 @@ pub(crate) fn is_self_or_ancestor(ancestor: u32, pid: u32) -> bool {
 }
 
 /// This process and all its ancestors: never signalled by a stop.
-pub(crate) fn own_lineage() -> HashSet<u32> {
+pub fn own_lineage() -> HashSet<u32> {
     let mut out = HashSet::new();
     let mut cur = std::process::id();
     while cur > 1 && out.insert(cur) {
@@ -131,7 +139,7 @@ pub(crate) fn own_lineage() -> HashSet<u32> {
 }
 
 /// True if the environment `pid` was started with contains exactly `entry` (`KEY=VALUE`).
-pub(crate) fn environ_contains(pid: u32, entry: &str) -> bool {
+pub fn environ_contains(pid: u32, entry: &str) -> bool {
     std::fs::read(format!("/proc/{pid}/environ"))
         .map(|bytes| bytes.split(|&b| b == 0).any(|e| e == entry.as_bytes()))
         .unwrap_or(false)
@@ -139,7 +147,7 @@ pub(crate) fn environ_contains(pid: u32, entry: &str) -> bool {
 
 /// Which signal to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sig {
+pub enum Sig {
     /// SIGTERM.
     Term,
     /// SIGKILL.
@@ -147,7 +155,7 @@ pub(crate) enum Sig {
 }
 
 /// Sends `sig` to `pid`; errors (already gone, ...) are ignored and reported as `false`.
-pub(crate) fn signal(pid: u32, sig: Sig) -> bool {
+pub fn signal(pid: u32, sig: Sig) -> bool {
     let Some(p) = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
@@ -162,7 +170,7 @@ pub(crate) fn signal(pid: u32, sig: Sig) -> bool {
 }
 
 /// The pid written in an X server lock file (`/tmp/.XN-lock`), if readable.
-pub(crate) fn lock_file_pid(path: &Path) -> Option<u32> {
+pub fn lock_file_pid(path: &Path) -> Option<u32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
@@ -186,7 +194,7 @@ mod tests {
     fn own_process_is_alive_and_in_lineage() {
         let me = std::process::id();
         let s = stat(me).expect("own stat");
-        assert!(alive(me));
+        assert!(alive(me) && !stopped(me));
         assert!(alive_same(me, s.start_time));
         assert!(!alive_same(me, s.start_time + 1));
         assert!(own_lineage().contains(&me));
