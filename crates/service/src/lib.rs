@@ -155,6 +155,49 @@ impl Service {
         }
     }
 
+    /// `backend_unavailable` for a capability (`what`: "a screen", "a browser") that no running
+    /// backend offers: the start error of the backend that failed when one did (it would have
+    /// been the one), or all of them, or that none offers it.
+    fn missing(&self, what: &str) -> Error {
+        match self.unavailable.as_slice() {
+            [(_, e)] => e.clone(),
+            [] => Error::new(
+                ErrorCode::BackendUnavailable,
+                format!("no backend running in this daemon offers {what}"),
+            ),
+            failed => {
+                let why: Vec<String> = failed
+                    .iter()
+                    .map(|(n, e)| format!("{n}: {}", e.message))
+                    .collect();
+                Error::new(
+                    ErrorCode::BackendUnavailable,
+                    format!(
+                        "no running backend offers {what}; these did not start: {}",
+                        why.join("; ")
+                    ),
+                )
+                .with_hint("Run `uidriver doctor` to see what is missing.")
+            }
+        }
+    }
+
+    /// The first running backend that drives browsers.
+    fn browser(&self) -> Result<&dyn uidriver_core::BrowserControl, Error> {
+        self.backends
+            .iter()
+            .find_map(|b| b.browser())
+            .ok_or_else(|| self.missing("a browser"))
+    }
+
+    /// The first running backend that owns a screen.
+    fn screen(&self) -> Result<&dyn uidriver_core::ScreenControl, Error> {
+        self.backends
+            .iter()
+            .find_map(|b| b.screen())
+            .ok_or_else(|| self.missing("a screen"))
+    }
+
     fn persist_ids(&self) {
         let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         ids.ensure(self.store.next_id(), self.roots.next_id());

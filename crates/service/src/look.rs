@@ -204,7 +204,7 @@ fn bare_window(info: &RootInfo) -> Snapshot {
     Snapshot {
         nodes: vec![Node {
             role: Role::Window,
-            native_role: "x11-window".into(),
+            native_role: "window without accessibility tree".into(),
             name: Evidence::from_text(info.title.clone()),
             bounds: info.bounds,
             handle: info.key.clone(),

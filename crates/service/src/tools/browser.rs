@@ -120,13 +120,7 @@ pub(crate) fn check_url(field: &str, url: &str) -> Result<(), Error> {
 }
 
 fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
-    let b = svc.backend_named("cdp")?;
-    b.browser().ok_or_else(|| {
-        Error::new(
-            ErrorCode::BackendUnavailable,
-            "no browser backend is running",
-        )
-    })
+    svc.browser()
 }
 
 fn page_root(

@@ -119,10 +119,7 @@ fn yes() -> bool {
 }
 
 fn screen_control(svc: &Service) -> Result<&dyn ScreenControl, Error> {
-    svc.backends
-        .iter()
-        .find_map(|b| b.screen())
-        .ok_or_else(|| svc.unavailable_error("linux"))
+    svc.screen()
 }
 
 /// Takes a screenshot and records its frame.
