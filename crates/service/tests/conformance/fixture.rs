@@ -4,14 +4,13 @@
 //! and the stop of everything the fixture started on every exit path.
 //!
 //! The fixture app has the same controls on every backend: a button "Increment" that bumps a
-//! label "Count: N" (from "Count: 0"), a text field "Note", a check box "Agree" and a button
-//! "Close" that closes the root. Where backends differ legitimately (how long an app takes to
+//! label "Count: N" (from "Count: 0"), a text field "Note" and a check box "Agree". Where backends differ legitimately (how long an app takes to
 //! show a change), the difference lives here or in the backend's module, never in a test body.
 
 use std::any::Any;
 use std::future::Future;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use uidriver_service::{Service, ToolResult};
@@ -20,6 +19,8 @@ use uidriver_service::{Service, ToolResult};
 const START: Duration = Duration::from_secs(60);
 /// Longest one test body may take: a hang is a failure, not a stuck run.
 const BODY: Duration = Duration::from_secs(60);
+/// Longest the fixture app's root may take to be listed once its component is up.
+const APPEAR: Duration = Duration::from_secs(10);
 
 /// A service over one backend, and the fixture app's root in it.
 pub struct Fixture {
@@ -43,17 +44,27 @@ pub trait Backend {
 }
 
 impl Fixture {
-    /// A fixture over `svc`, whose root is the one `find_roots` lists titled "Conformance".
+    /// A fixture over `svc`, whose root is the one `find_roots` lists titled "Conformance"
+    /// (waiting a few seconds for it: a page opened by a script shows up a moment later).
     /// `started` is kept alive until the fixture is dropped.
     pub async fn new(svc: Service, started: Option<Box<dyn Any + Send>>) -> Fixture {
-        let r = svc.call("find_roots", json!({ "text": "Conformance" })).await;
-        assert!(!r.is_error, "find_roots: {}", r.text);
-        let root = r.structured["roots"]
-            .as_array()
-            .and_then(|a| a.iter().find(|x| x["title"] == "Conformance"))
-            .and_then(|x| x["ref"].as_str())
-            .unwrap_or_else(|| panic!("no root titled Conformance: {}", r.text))
-            .to_string();
+        let t0 = Instant::now();
+        let root = loop {
+            let r = svc
+                .call("find_roots", json!({ "text": "Conformance" }))
+                .await;
+            assert!(!r.is_error, "find_roots: {}", r.text);
+            let found = r.structured["roots"]
+                .as_array()
+                .and_then(|a| a.iter().find(|x| x["title"] == "Conformance"))
+                .and_then(|x| x["ref"].as_str())
+                .map(str::to_string);
+            match found {
+                Some(root) => break root,
+                None if t0.elapsed() > APPEAR => panic!("no root titled Conformance: {}", r.text),
+                None => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        };
         Fixture {
             svc,
             root,
@@ -76,7 +87,10 @@ impl Fixture {
     /// Observes the fixture's root (semantic mode: the tree only); the result.
     pub async fn observe(&self) -> ToolResult {
         let r = self
-            .call("observe_ui", json!({ "root": self.root, "mode": "semantic" }))
+            .call(
+                "observe_ui",
+                json!({ "root": self.root, "mode": "semantic" }),
+            )
             .await;
         assert!(!r.is_error, "observe_ui: {}", r.text);
         r

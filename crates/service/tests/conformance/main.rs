@@ -65,5 +65,4 @@ conformance! {
     a_tiny_deadline_answers_timeout,
     a_wait_that_runs_out_names_its_last_state,
     bad_args_are_invalid_args_with_a_hint,
-    closing_the_root_is_target_closed,
 }

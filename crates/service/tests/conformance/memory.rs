@@ -1,7 +1,7 @@
 //! The memory backend's fixture: core's deterministic in-memory backend (feature `testing`)
 //! with one app, "Conformance", built from the same controls as the GTK app and the page. The
 //! memory backend's `act` gives the controls their behaviour (Increment bumps "Count: N",
-//! Close closes the root, setText and check change the node).
+//! setText and check change the node).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -72,7 +72,6 @@ fn nodes() -> Vec<MemNode> {
             MemNode::new(Role::Label, "Count: 0"),
             note,
             MemNode::new(Role::CheckBox, "Agree"),
-            MemNode::new(Role::Button, "Close"),
         ],
     )
 }
