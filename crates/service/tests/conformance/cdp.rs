@@ -3,7 +3,6 @@
 //! `Service::shutdown` stops it at the end of a test, and the backend's drop kills it by pid
 //! on a panic.
 
-use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -23,34 +22,32 @@ impl fixture::Backend for Cdp {
         &SERIAL
     }
 
-    fn start() -> impl Future<Output = Fixture> {
-        async {
-            let config = CdpConfig {
-                headless: Some(true),
-                ..CdpConfig::default()
-            };
-            if !config.chromium.exists() {
-                panic!(
-                    "the CDP fixture needs {}, which is not installed (scripts/install-deps.sh installs it)",
-                    config.chromium.display()
-                );
-            }
-            let page = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/conformance.html")
-                .canonicalize()
-                .expect("the fixture page exists");
-            let cdp = Arc::new(CdpBackend::new(config));
-            let svc = Service::new(
-                vec![cdp as Arc<dyn uidriver_core::Backend>],
-                vec![],
-                ServiceConfig::default(),
+    async fn start() -> Fixture {
+        let config = CdpConfig {
+            headless: Some(true),
+            ..CdpConfig::default()
+        };
+        if !config.chromium.exists() {
+            panic!(
+                "the CDP fixture needs {}, which is not installed (scripts/install-deps.sh installs it)",
+                config.chromium.display()
             );
-            let url = format!("file://{}", page.display());
-            let r = svc
-                .call("launch_browser", json!({ "url": url, "headless": true }))
-                .await;
-            assert!(!r.is_error, "launch_browser: {}", r.text);
-            Fixture::new(svc, None).await
         }
+        let page = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/conformance.html")
+            .canonicalize()
+            .expect("the fixture page exists");
+        let cdp = Arc::new(CdpBackend::new(config));
+        let svc = Service::new(
+            vec![cdp as Arc<dyn uidriver_core::Backend>],
+            vec![],
+            ServiceConfig::default(),
+        );
+        let url = format!("file://{}", page.display());
+        let r = svc
+            .call("launch_browser", json!({ "url": url, "headless": true }))
+            .await;
+        assert!(!r.is_error, "launch_browser: {}", r.text);
+        Fixture::new(svc, None).await
     }
 }

@@ -3,7 +3,6 @@
 //! on the system python with python3-gi) and a `LinuxBackend` connected to that desktop only.
 //! Dropping the fixture stops the sandbox, which stops every process it started, by pid.
 
-use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -38,26 +37,23 @@ impl fixture::Backend for Linux {
         &SERIAL
     }
 
-    fn start() -> impl Future<Output = Fixture> {
-        async {
-            if let Some(p) = NEEDS.iter().find(|p| !have(p)) {
-                panic!("the Linux fixture needs {p}, which is not installed (scripts/install-deps.sh installs it)");
-            }
-            let sb = tokio::task::spawn_blocking(start_desktop)
-                .await
-                .expect("the desktop's start did not panic");
-            let cfg =
-                LinuxConfig::from_vars(sb.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
-            let linux = LinuxBackend::connect(cfg)
-                .await
-                .expect("the Linux backend connects to the sandbox");
-            let svc = Service::new(
-                vec![Arc::new(linux) as Arc<dyn uidriver_core::Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
-            Fixture::new(svc, Some(Box::new(sb))).await
+    async fn start() -> Fixture {
+        if let Some(p) = NEEDS.iter().find(|p| !have(p)) {
+            panic!("the Linux fixture needs {p}, which is not installed (scripts/install-deps.sh installs it)");
         }
+        let sb = tokio::task::spawn_blocking(start_desktop)
+            .await
+            .expect("the desktop's start did not panic");
+        let cfg = LinuxConfig::from_vars(sb.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let linux = LinuxBackend::connect(cfg)
+            .await
+            .expect("the Linux backend connects to the sandbox");
+        let svc = Service::new(
+            vec![Arc::new(linux) as Arc<dyn uidriver_core::Backend>],
+            vec![],
+            ServiceConfig::default(),
+        );
+        Fixture::new(svc, Some(Box::new(sb))).await
     }
 }
 

@@ -3,7 +3,6 @@
 //! memory backend's `act` gives the controls their behaviour (Increment bumps "Count: N",
 //! setText and check change the node).
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use uidriver_core::testing::{app_nodes, MemNode, MemoryBackend};
@@ -24,17 +23,15 @@ impl fixture::Backend for Memory {
         &SERIAL
     }
 
-    fn start() -> impl Future<Output = Fixture> {
-        async {
-            let mem = MemoryBackend::new();
-            mem.add_root(root_info(), nodes());
-            let svc = Service::new(
-                vec![Arc::new(mem) as Arc<dyn uidriver_core::Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
-            Fixture::new(svc, None).await
-        }
+    async fn start() -> Fixture {
+        let mem = MemoryBackend::new();
+        mem.add_root(root_info(), nodes());
+        let svc = Service::new(
+            vec![Arc::new(mem) as Arc<dyn uidriver_core::Backend>],
+            vec![],
+            ServiceConfig::default(),
+        );
+        Fixture::new(svc, None).await
     }
 }
 
