@@ -44,6 +44,18 @@ pub async fn observe_gives_a_state_with_refs(f: &Fixture) {
     assert_ne!(again, s);
 }
 
+/// `observe_ui` can name the root by its title instead of its ref, and gets the same root.
+pub async fn observe_by_title_finds_the_same_root(f: &Fixture) {
+    let r = f
+        .ok(
+            "observe_ui",
+            json!({ "title": "Conformance", "mode": "semantic" }),
+        )
+        .await;
+    assert_eq!(r["root"], f.root.as_str(), "{r}");
+    assert!(f.has(&state_id(&r), "Increment").await);
+}
+
 /// `search_ui` finds controls by name and role, and answers no match for what is not there.
 pub async fn search_finds_by_name_and_role(f: &Fixture) {
     let s = f.state().await;
@@ -246,6 +258,27 @@ pub async fn expect_met_is_verified(f: &Fixture) {
         .await;
     assert_eq!(r["expect"]["verdict"], "verified", "{r}");
     assert_eq!(r["outcome"], "worked", "{r}");
+}
+
+/// An `expect` that held before the steps ran is `preexisting`: it proves nothing about them.
+pub async fn expect_already_true_is_preexisting(f: &Fixture) {
+    let s = f.state().await;
+    let inc = f.find(&s, "Increment").await;
+    let r = f
+        .ok(
+            "act_ui",
+            json!({
+                "stateId": s,
+                "actions": [{ "action": "press", "ref": inc }],
+                "expect": { "text": "Agree", "timeoutMs": 5000 }
+            }),
+        )
+        .await;
+    assert_eq!(r["expect"]["verdict"], "preexisting", "{r}");
+    assert!(
+        f.has(&state_id(&r), "Count: 1").await,
+        "the press did not happen"
+    );
 }
 
 /// An `expect` that never becomes true fails the call as `postcondition_failed`, saying the

@@ -49,6 +49,7 @@ macro_rules! conformance {
 conformance! {
     find_roots_lists_the_fixture,
     observe_gives_a_state_with_refs,
+    observe_by_title_finds_the_same_root,
     search_finds_by_name_and_role,
     inspect_shows_role_and_capabilities,
     expand_shows_the_subtree,
@@ -58,6 +59,7 @@ conformance! {
     an_older_state_is_stale_for_acting,
     a_batch_stops_at_the_first_step_that_did_not_work,
     expect_met_is_verified,
+    expect_already_true_is_preexisting,
     expect_unmet_is_postcondition_failed,
     set_text_is_read_back,
     check_leaves_the_box_checked,
