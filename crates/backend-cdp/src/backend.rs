@@ -154,6 +154,10 @@ impl Backend for CdpBackend {
             }
             match roots::list(&b, deadline).await {
                 Ok(r) => out.extend(r),
+                // A listing cut short by the deadline is not "this browser has no pages": the
+                // caller would take its pages for closed (the conformance suite's
+                // `cdp_a_wait_that_runs_out_names_its_last_state` met `target_closed` so).
+                Err(e @ CdpError::Timeout(_)) => return Err(e.into()),
                 Err(e) => tracing::debug!(browser = %b.id, error = %e, "listing pages failed"),
             }
         }

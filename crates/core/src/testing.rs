@@ -473,6 +473,16 @@ impl crate::batch::StepDriver for MemoryDriver<'_> {
                     }
                     _ => Ok(None),
                 },
+                // Text goes only into editable nodes, as on every real backend (a label
+                // refuses it, and nothing is sent).
+                Step::SetText(..) | Step::TypeText(..)
+                    if idx.is_some_and(|i| !r.nodes[i].states.contains(StateFlag::Editable)) =>
+                {
+                    Err(Error::unsupported(format!(
+                        "the element is not editable: the memory backend cannot {}",
+                        step.name()
+                    )))
+                }
                 Step::SetText(_, t) => {
                     if let Some(i) = idx {
                         r.nodes[i].value = Some(t.clone());
