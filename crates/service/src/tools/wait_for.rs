@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use uidriver_core::outline::describe;
 use uidriver_core::search::{search, Query};
-use uidriver_core::{Deadline, ElementRef, Error, ErrorCode, Expect, Role, RootRef, StateId};
+use uidriver_core::{
+    Deadline, ElementRef, Error, ErrorCode, Expect, Role, RootRef, State, StateId,
+};
 
 use crate::look::{LookSpec, Mode};
 use crate::render::{state_header, state_out, StateOut};
@@ -125,6 +127,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         let guard = svc.lanes.enter(&info.resource).await;
         let info = match svc.refresh_root(root, &info, deadline).await {
             Ok(i) => i,
+            Err(e) if out_of_time(&e, deadline) => {
+                return Err(ran_out(&expect, timeout, checks, last.as_deref()))
+            }
             Err(e)
                 if e.code == ErrorCode::TargetClosed
                     && a.gone
@@ -157,7 +162,14 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                 },
                 deadline.cap(Duration::from_secs(8)),
             )
-            .await?;
+            .await
+            .map_err(|e| {
+                if out_of_time(&e, deadline) {
+                    ran_out(&expect, timeout, checks, last.as_deref())
+                } else {
+                    e
+                }
+            })?;
         drop(guard);
         checks += 1;
         if expect.holds(&state) {
@@ -194,21 +206,41 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             return Ok(ToolResult::ok(text, &out));
         }
         last = Some(state.clone());
+        let wait = deadline.cap(RECHECK);
+        if !deadline.expired() {
+            let _ = tokio::time::timeout(wait.remaining(), backend.wait_change(&info, wait)).await;
+        }
+        // Checked after the idle wait, not only after a look: a deadline that ran out while
+        // waiting answers with the last look, not with a look that had no time left.
         if deadline.expired() {
-            return Err(Error::new(
-                ErrorCode::Timeout,
-                format!(
-                    "{} did not happen within {timeout} ms ({checks} checks)",
-                    expect.describe()
-                ),
-            )
+            return Err(ran_out(&expect, timeout, checks, Some(&state)));
+        }
+    }
+}
+
+/// Whether a look failed because the wait's own deadline ran out (whichever call it ran out
+/// in: a backend says `timeout`, the service's observation guard `app_unresponsive`).
+fn out_of_time(e: &Error, deadline: Deadline) -> bool {
+    deadline.expired() && matches!(e.code, ErrorCode::Timeout | ErrorCode::AppUnresponsive)
+}
+
+/// The `timeout` of a wait that looked `checks` times, the last look being `last`: it names
+/// the condition, not the call that was in flight when time ran out.
+fn ran_out(expect: &Expect, timeout: u64, checks: u32, last: Option<&State>) -> Error {
+    let e = Error::new(
+        ErrorCode::Timeout,
+        format!(
+            "{} did not happen within {timeout} ms ({checks} checks)",
+            expect.describe()
+        ),
+    );
+    match last {
+        Some(state) => e
             .with_hint(format!(
                 "the last observation is {}; look at it to see what is there instead",
                 state.id
             ))
-            .with_details(json!({ "lastStateId": state.id.to_string(), "checks": checks })));
-        }
-        let wait = deadline.cap(RECHECK);
-        let _ = tokio::time::timeout(wait.remaining(), backend.wait_change(&info, wait)).await;
+            .with_details(json!({ "lastStateId": state.id.to_string(), "checks": checks })),
+        None => e.with_details(json!({ "checks": checks })),
     }
 }
