@@ -140,6 +140,13 @@ impl Service {
                 self.roots.register(now.clone());
                 Ok(now)
             }
+            // A listing cut short by the deadline may have left out an app that did not answer
+            // in time: that is no proof the root closed.
+            None if deadline.expired() => Err(Error::new(
+                ErrorCode::Timeout,
+                format!("the deadline passed while listing roots, before {r} was found"),
+            )
+            .with_hint("Raise timeoutMs.")),
             None => Err(Error::new(
                 ErrorCode::TargetClosed,
                 format!(
