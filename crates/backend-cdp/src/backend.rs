@@ -245,19 +245,7 @@ impl Backend for CdpBackend {
                 .unwrap_or_default()
                 .to_string()
         };
-        let total = full.chars().count() as u32;
-        let s = start.min(total);
-        let e = end.clamp(s, total);
-        Ok(TextSlice {
-            text: full
-                .chars()
-                .skip(s as usize)
-                .take((e - s) as usize)
-                .collect(),
-            start: s,
-            end: e,
-            total,
-        })
+        Ok(TextSlice::of(&full, start, end))
     }
 
     async fn wait_change(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {

@@ -487,12 +487,8 @@ impl Backend for LinuxBackend {
         end: u32,
         deadline: Deadline,
     ) -> Result<TextSlice> {
+        // Password fields never reach here: the service refuses them (`read_text.rs`).
         let _ = root;
-        if node.role == uidriver_core::Role::PasswordText
-            || node.has_state(uidriver_core::StateFlag::Password)
-        {
-            return Err(Error::unsupported("password text is never read"));
-        }
         let obj = Obj::from_handle(&node.handle)
             .ok_or_else(|| Error::invalid("node", "has no AT-SPI handle"))?;
         let c = self
@@ -500,8 +496,7 @@ impl Backend for LinuxBackend {
             .bus
             .caller(deadline, self.inner.config.call_timeout, 4);
         let total = text::character_count(&c, &obj).await?.max(0) as u32;
-        let s = start.min(total);
-        let e = end.min(total).max(s);
+        let (s, e) = TextSlice::clamp(start, end, total);
         let t = if e > s {
             text::text(&c, &obj, s as i32, e as i32).await?
         } else {

@@ -12,8 +12,8 @@
 
 use async_trait::async_trait;
 use uidriver_core::{
-    run_batch, ActRequest, Backend, Deadline, Error, ErrorCode, Result, RootInfo, Step,
-    StepDriver, StepReport,
+    run_batch, ActRequest, Backend, Deadline, Error, ErrorCode, Result, RootInfo, Step, StepDriver,
+    StepReport,
 };
 
 /// A backend that sees nothing and does nothing, saying so.
@@ -71,6 +71,8 @@ fn main() {
                 .unwrap_or_default()
         );
     }
-    let roots = rt.block_on(Skeleton.list_roots(deadline)).expect("a listing");
+    let roots = rt
+        .block_on(Skeleton.list_roots(deadline))
+        .expect("a listing");
     eprintln!("{} roots; {} backend", roots.len(), Skeleton.name());
 }

@@ -584,9 +584,43 @@ pub struct TextSlice {
     pub total: u32,
 }
 
+impl TextSlice {
+    /// `start..end` in a text of `total` characters, clamped so that start ≤ end ≤ total: the
+    /// one rule of ranges for the service and every backend.
+    pub fn clamp(start: u32, end: u32, total: u32) -> (u32, u32) {
+        let s = start.min(total);
+        (s, end.clamp(s, total))
+    }
+
+    /// The characters `start..end` (clamped) of a whole text.
+    pub fn of(text: &str, start: u32, end: u32) -> TextSlice {
+        let total = text.chars().count() as u32;
+        let (s, e) = TextSlice::clamp(start, end, total);
+        TextSlice {
+            text: text
+                .chars()
+                .skip(s as usize)
+                .take((e - s) as usize)
+                .collect(),
+            start: s,
+            end: e,
+            total,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_ranges_clamp_to_the_text() {
+        assert_eq!(TextSlice::clamp(2, 9, 5), (2, 5));
+        assert_eq!(TextSlice::clamp(7, 3, 5), (5, 5));
+        assert_eq!(TextSlice::clamp(3, 1, 5), (3, 3));
+        let t = TextSlice::of("héllo", 1, 3);
+        assert_eq!((t.text.as_str(), t.start, t.end, t.total), ("él", 1, 3, 5));
+    }
 
     fn node(name: &str, parent: Option<usize>, children: &[usize]) -> Node {
         Node {

@@ -365,14 +365,7 @@ impl Backend for MemoryBackend {
         let i = mem_index(&node.handle).ok_or_else(|| Error::internal("bad handle"))?;
         self.with_root(&root.key, |r| {
             let v = r.nodes[i].value.clone().unwrap_or_default();
-            let total = v.chars().count() as u32;
-            let (s, e) = (start.min(total), end.min(total));
-            Ok(TextSlice {
-                text: v.chars().skip(s as usize).take((e - s) as usize).collect(),
-                start: s,
-                end: e,
-                total,
-            })
+            Ok(TextSlice::of(&v, start, end))
         })
     }
 }

@@ -23,6 +23,7 @@ mod pixels;
 mod render;
 mod result;
 mod schema;
+mod secrets;
 mod tools;
 
 use std::path::PathBuf;

@@ -172,7 +172,7 @@ async fn run_observe(
         bounds,
         ..ObserveRequest::default()
     };
-    let snapshot =
+    let mut snapshot =
         match tokio::time::timeout(deadline.remaining(), backend.observe(info, &req, deadline))
             .await
         {
@@ -195,6 +195,7 @@ async fn run_observe(
             info.backend
         )));
     }
+    crate::secrets::redact(&mut snapshot);
     Ok(snapshot)
 }
 

@@ -121,6 +121,7 @@ async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc
             state.root_info.backend
         ))
     })?;
+    crate::secrets::redact(&mut snapshot);
     snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
     let next = State::build(NewState {
         id: svc.store.allocate(),

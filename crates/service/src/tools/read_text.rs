@@ -55,6 +55,13 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let state = svc.store.get(a.state_id)?;
     let i = state.resolve(a.target)?;
     let node = &state.snapshot.nodes[i];
+    if crate::secrets::is_secret(node) {
+        return Err(Error::unsupported(format!(
+            "{} is a password field: its text is never read",
+            a.target
+        ))
+        .with_hint("The outline shows whether it holds anything (••••); setText can replace it."));
+    }
     let start = a.offset.unwrap_or(0);
     let end = start.saturating_add(length);
     let cached = node.value.known().filter(|v| {
@@ -101,12 +108,5 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
 }
 
 fn slice_of(v: &str, start: u32, end: u32) -> TextSlice {
-    let total = v.chars().count() as u32;
-    let (s, e) = (start.min(total), end.min(total));
-    TextSlice {
-        text: v.chars().skip(s as usize).take((e - s) as usize).collect(),
-        start: s,
-        end: e,
-        total,
-    }
+    TextSlice::of(v, start, end)
 }

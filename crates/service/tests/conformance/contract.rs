@@ -330,6 +330,28 @@ pub async fn set_text_is_read_back(f: &Fixture) {
     assert_eq!(part["text"], "note", "{part}");
 }
 
+/// A password field shows only that it holds something, in the outline and to inspect_ui, and
+/// its text is never read: read_text refuses it.
+pub async fn a_password_is_never_shown_or_read(f: &Fixture) {
+    let obs = f.observe().await;
+    assert!(!obs.text.contains("hunter2"), "{}", obs.text);
+    let s = state_id(&obs.structured);
+    let secret = f.find(&s, "Secret").await;
+    let node = f
+        .ok("inspect_ui", json!({ "stateId": s, "ref": secret }))
+        .await;
+    assert!(!node.to_string().contains("hunter2"), "{node}");
+    assert!(
+        node.to_string().contains("••••"),
+        "a filled secret shows ••••: {node}"
+    );
+    let r = f
+        .call("read_text", json!({ "stateId": s, "ref": secret }))
+        .await;
+    assert_eq!(code(&r), "not_supported", "{}", r.text);
+    assert!(!r.text.contains("hunter2"), "{}", r.text);
+}
+
 /// `check` on a check box leaves it checked, as the successor shows.
 pub async fn check_leaves_the_box_checked(f: &Fixture) {
     let s = f.state().await;

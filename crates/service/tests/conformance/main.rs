@@ -47,6 +47,7 @@ macro_rules! conformance {
 }
 
 conformance! {
+    a_password_is_never_shown_or_read,
     find_roots_lists_the_fixture,
     observe_gives_a_state_with_refs,
     observe_by_title_finds_the_same_root,

@@ -62,6 +62,12 @@ fn nodes() -> Vec<MemNode> {
     note.states = StateSet::EMPTY
         .with(StateFlag::Editable)
         .with(StateFlag::Focusable);
+    let mut secret = MemNode::new(Role::PasswordText, "Secret");
+    secret.value = Some("hunter2".into());
+    secret.states = StateSet::EMPTY
+        .with(StateFlag::Editable)
+        .with(StateFlag::Focusable)
+        .with(StateFlag::Password);
     app_nodes(
         "Conformance",
         vec![
@@ -69,6 +75,7 @@ fn nodes() -> Vec<MemNode> {
             MemNode::new(Role::Label, "Count: 0"),
             note,
             MemNode::new(Role::CheckBox, "Agree"),
+            secret,
         ],
     )
 }
