@@ -100,7 +100,7 @@ async fn describe(browser: &Browser, t: &TargetInfo, deadline: Deadline) -> Opti
         focused: visible && has_focus && !minimized,
         modal: false,
         bounds,
-        resource: ResourceKey::Cdp(t.target_id.clone()),
+        resource: ResourceKey::new(format!("cdp:{}", t.target_id.clone())),
         stacking: None,
         has_tree: true,
         hidden: !visible || minimized,

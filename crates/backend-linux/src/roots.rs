@@ -454,8 +454,8 @@ fn x11_key(w: &XWindow, start_time: u64) -> String {
 
 fn resource(pid: Option<u32>, window: u32) -> ResourceKey {
     match pid {
-        Some(p) => ResourceKey::Desktop(p),
-        None => ResourceKey::Window(u64::from(window)),
+        Some(p) => ResourceKey::new(format!("desktop-pid:{}", p)),
+        None => ResourceKey::new(format!("x11-window:{:#x}", u64::from(window))),
     }
 }
 
@@ -527,8 +527,8 @@ fn atspi_only_root(app: &Arc<AppInfo>, s: &Surface, kind: RootKind, stacking: u3
                 s.extents
             },
             resource: match app.pid {
-                Some(p) => ResourceKey::Desktop(p),
-                None => ResourceKey::Window(0),
+                Some(p) => ResourceKey::new(format!("desktop-pid:{}", p)),
+                None => ResourceKey::new(format!("x11-window:{:#x}", 0)),
             },
             stacking: Some(stacking),
             has_tree: true,
@@ -676,12 +676,15 @@ mod tests {
             .find(|r| r.info.window_id == Some(0x300))
             .unwrap();
         assert!(!xterm.info.has_tree && xterm.obj.is_none());
-        assert_eq!(xterm.info.resource, ResourceKey::Desktop(99));
+        assert_eq!(xterm.info.resource, ResourceKey::new("desktop-pid:99"));
         let nopid = roots
             .iter()
             .find(|r| r.info.window_id == Some(0x400))
             .unwrap();
-        assert_eq!(nopid.info.resource, ResourceKey::Window(0x400));
+        assert_eq!(
+            nopid.info.resource,
+            ResourceKey::new(format!("x11-window:{:#x}", 0x400))
+        );
         assert_eq!(nopid.info.key, "x11:0x400:nopid");
     }
 

@@ -125,8 +125,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn same_resource_serializes_and_others_overlap() {
         let lanes = Arc::new(Lanes::new());
-        let a = ResourceKey::Desktop(1);
-        let b = ResourceKey::Desktop(2);
+        let a = ResourceKey::new("desktop-pid:1");
+        let b = ResourceKey::new("desktop-pid:2");
         let t0 = tokio::time::Instant::now();
         let run = |key: ResourceKey| {
             let lanes = lanes.clone();
@@ -147,7 +147,7 @@ mod tests {
     #[tokio::test]
     async fn older_epoch_is_rejected() {
         let lanes = Lanes::new();
-        let k = ResourceKey::Cdp("T".into());
+        let k = ResourceKey::new("cdp:T");
         let g = lanes.enter(&k).await;
         assert!(g.check(0).is_ok());
         assert_eq!(g.bump(), 1);

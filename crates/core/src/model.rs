@@ -244,26 +244,27 @@ impl RootKind {
     }
 }
 
-/// The physical resource live work is serialized on.
-///
-/// Desktop work is keyed by process, not window: focus, menus and input cross windows of one app.
+/// The physical resource live work is serialized on: one lane and one epoch per key. The key is
+/// the backend's own, opaque to core and the service; backends choose what it names (Linux: the
+/// process, as focus, menus and input cross the windows of one app; CDP: the page target).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum ResourceKey {
-    /// A desktop process.
-    Desktop(u32),
-    /// A desktop window without a known process (no `_NET_WM_PID`).
-    Window(u64),
-    /// A CDP page target.
-    Cdp(String),
+pub struct ResourceKey(String);
+
+impl ResourceKey {
+    /// A key from its backend's spelling (e.g. `desktop-pid:4242`, `cdp:TARGET`).
+    pub fn new(key: impl Into<String>) -> Self {
+        ResourceKey(key.into())
+    }
+
+    /// The backend's spelling.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Display for ResourceKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResourceKey::Desktop(pid) => write!(f, "desktop-pid:{pid}"),
-            ResourceKey::Window(w) => write!(f, "x11-window:{w:#x}"),
-            ResourceKey::Cdp(t) => write!(f, "cdp:{t}"),
-        }
+        f.write_str(&self.0)
     }
 }
 
@@ -297,7 +298,8 @@ pub struct RootInfo {
     pub has_tree: bool,
     /// Minimized, unmapped or otherwise not on screen.
     pub hidden: bool,
-    /// The X11 window id, when there is one.
+    /// The backend's id of the native window showing this root, when it has one (the X11 window
+    /// id on Linux): capture and the frame lease use it; core and the service never decode it.
     pub window_id: Option<u64>,
     /// A page URL, for browser pages.
     pub url: Option<String>,
@@ -350,7 +352,8 @@ pub struct ImageInfo {
     /// PNG bytes (not serialized into JSON results; sent as image content).
     #[serde(skip)]
     pub png: std::sync::Arc<Vec<u8>>,
-    /// The X11 window the image belongs to (the frame lease checks it before coordinate input).
+    /// The native window the image belongs to ([`RootInfo::window_id`]; the frame lease checks
+    /// it before coordinate input).
     pub window_id: Option<u64>,
 }
 

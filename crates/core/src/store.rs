@@ -222,7 +222,7 @@ pub(crate) mod tests {
             focused: false,
             modal: false,
             bounds: None,
-            resource: ResourceKey::Desktop(1),
+            resource: ResourceKey::new("desktop-pid:1"),
             stacking: None,
             has_tree: true,
             hidden: false,

@@ -89,7 +89,7 @@ fn info(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo
         focused: false,
         modal: kind == RootKind::Dialog,
         bounds: Some(Bounds::new(0, 0, 400, 300)),
-        resource: ResourceKey::Desktop(pid),
+        resource: ResourceKey::new(format!("desktop-pid:{}", pid)),
         stacking: Some(pid),
         has_tree: true,
         hidden: false,

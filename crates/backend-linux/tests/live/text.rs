@@ -185,11 +185,17 @@ fn text_region_events_and_capture() {
                 let wid = root.window_id.expect("window id");
                 match root.pid {
                     Some(p) => {
-                        assert_eq!(root.resource, uidriver_core::ResourceKey::Desktop(p));
+                        assert_eq!(
+                            root.resource,
+                            uidriver_core::ResourceKey::new(format!("desktop-pid:{}", p))
+                        );
                         assert!(root.key.starts_with(&format!("x11:{wid:#x}:{p}:")));
                     }
                     None => {
-                        assert_eq!(root.resource, uidriver_core::ResourceKey::Window(wid));
+                        assert_eq!(
+                            root.resource,
+                            uidriver_core::ResourceKey::new(format!("x11-window:{:#x}", wid))
+                        );
                         assert_eq!(root.key, format!("x11:{wid:#x}:nopid"));
                     }
                 }

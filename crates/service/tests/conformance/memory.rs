@@ -46,7 +46,7 @@ fn root_info() -> RootInfo {
         focused: true,
         modal: false,
         bounds: Some(Bounds::new(0, 0, 360, 220)),
-        resource: ResourceKey::Desktop(PID),
+        resource: ResourceKey::new(format!("desktop-pid:{}", PID)),
         stacking: Some(1),
         has_tree: true,
         hidden: false,
