@@ -105,6 +105,32 @@ fn two_browsers_closed_page_and_killed_browser() {
                 .observe(&env.root, &ObserveRequest::default(), deadline())
                 .await
                 .unwrap();
+
+            // A browser comes back: the same backend launches a new one after the kill, lists
+            // its page beside the first and reads it (issue 14: a browser lost and back).
+            let again = b
+                .launch(
+                    LaunchRequest {
+                        url: Some(env.server.url("/a.html")),
+                        headless: true,
+                        endpoint: None,
+                    },
+                    deadline(),
+                )
+                .await
+                .unwrap();
+            assert_ne!(again[0].pid, second[0].pid, "a new browser process");
+            let roots = env.backend.list_roots(deadline()).await.unwrap();
+            assert_eq!(roots.len(), 2, "{roots:#?}");
+            let snap = env
+                .backend
+                .observe(&again[0], &ObserveRequest::default(), deadline())
+                .await
+                .unwrap();
+            assert!(
+                snap.nodes.iter().any(|n| n.name.text() == Some("a")),
+                "the new page reads"
+            );
             env.finish().await;
         },
     );
