@@ -59,13 +59,40 @@ pub async fn run_batch(
             outcome = report.outcome.as_str(),
             "step done"
         );
-        let stop = report.outcome != Outcome::Worked;
+        let stop = !goes_on(&report, step, steps.get(i + 1));
         reports.push(report);
         if stop {
             break;
         }
     }
     reports
+}
+
+/// Whether the batch goes on after `step` ended as `report`. A step that worked lets it go on,
+/// one that did not work stops it. An `unknown` one stops what depends on it, except typing
+/// into the same element: keys and text typed after keys or text whose effect could not be
+/// read (a terminal, a canvas editor) go where the user's next keys would, so `ctrl+a`, text
+/// and `Return` run as one batch and the call's `expect` judges the result.
+fn goes_on(report: &StepReport, step: &Step, next: Option<&Step>) -> bool {
+    match report.outcome {
+        Outcome::Worked => true,
+        Outcome::Didnt => false,
+        Outcome::Unknown => {
+            report.error.is_none()
+                && typing_target(step)
+                    .zip(next.and_then(typing_target))
+                    .is_some_and(|(a, b)| b.is_none() || a == b)
+        }
+    }
+}
+
+/// The element a keyboard step types into: `Some(None)` for the focused element, `None` for a
+/// step that is not typing.
+fn typing_target(step: &Step) -> Option<Option<crate::ElementRef>> {
+    match step {
+        Step::TypeText(r, _) | Step::Keypress(r, _) => Some(*r),
+        _ => None,
+    }
 }
 
 async fn run_step(
@@ -181,6 +208,36 @@ mod tests {
         // The error learns what the report knew: input may have gone out.
         assert_eq!(r[1].error.as_ref().unwrap().delivery, Delivery::Maybe);
         assert_eq!(*s.0.lock().unwrap(), ["press", "check"]);
+    }
+
+    /// Typing whose effect could not be read: delivered, unverified.
+    struct Unread;
+
+    #[async_trait]
+    impl StepDriver for Unread {
+        async fn perform(&self, r: &mut StepReport, _: &Step) {
+            r.delivery.delivered = Delivery::Delivered;
+        }
+    }
+
+    #[test]
+    fn unknown_typing_goes_on_into_the_same_element_and_nothing_else_does() {
+        let keys = |r: Option<ElementRef>| Step::Keypress(r, vec![]);
+        let text = |r: Option<ElementRef>| Step::TypeText(r, "x".into());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let d = || Deadline::after(Duration::from_secs(5));
+        let ran = |steps: &[Step]| rt.block_on(run_batch(&Unread, steps, false, d())).len();
+        // ctrl+a, text, Return on the focused element: all three run.
+        assert_eq!(ran(&[keys(None), text(None), keys(None)]), 3);
+        // Into a ref, then on at the focus (the ref has it now): goes on.
+        assert_eq!(ran(&[text(Some(e(1))), keys(None)]), 2);
+        // Into another element, or a step that is not typing: stops.
+        assert_eq!(ran(&[text(Some(e(1))), text(Some(e(2)))]), 1);
+        assert_eq!(ran(&[keys(None), Step::Press(e(1))]), 1);
+        assert_eq!(ran(&[Step::Press(e(1)), keys(None)]), 1);
     }
 
     #[test]

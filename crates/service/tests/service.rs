@@ -133,6 +133,47 @@ mod tool_loop {
         assert_eq!(r.structured["error"]["delivery"], "delivered");
     }
 
+    /// Keys whose effect could not be read do not stop the keys after them, and `expect` is
+    /// checked after an `unknown` step: a verified `expect` makes the batch `worked`.
+    #[tokio::test]
+    async fn unread_keys_go_on_and_a_verified_expect_makes_the_batch_worked() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+        let steps = json!([
+            { "action": "press", "ref": inc },
+            { "action": "keypress", "keys": "ctrl+a" },
+            { "action": "keypress", "keys": "Return" }
+        ]);
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": steps, "expect": { "text": "Count: 1" } }),
+        )
+        .await;
+        assert_eq!(
+            r.structured["steps"].as_array().unwrap().len(),
+            3,
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["steps"][1]["outcome"], "unknown", "{}", r.text);
+        assert_eq!(r.structured["expect"]["verdict"], "verified", "{}", r.text);
+        assert_eq!(r.structured["outcome"], "worked", "{}", r.text);
+        assert!(!r.is_error, "{}", r.text);
+        // Without an expect the same batch is honest: unknown.
+        let s2 = sid(&r);
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s2, "actions": [{ "action": "keypress", "keys": "Return" }] }),
+        )
+        .await;
+        assert_eq!(r.structured["outcome"], "unknown", "{}", r.text);
+    }
+
     #[tokio::test]
     async fn a_batch_stops_at_the_first_step_that_did_not_work() {
         let mem = Arc::new(MemoryBackend::sample());

@@ -2,8 +2,9 @@
 //!
 //! Order of work: validate every step and ref (nothing sent yet) → take the lane → reject a
 //! state older than the resource's epoch → note the roots of the app → check the postcondition
-//! before delivery → let the backend run the steps (it stops at the first that did not work) →
-//! bump the epoch if anything may have been delivered → wait for the postcondition or settle →
+//! before delivery → let the backend run the steps (core's runner stops at the first that did
+//! not work; typing whose effect could not be read goes on) → bump the epoch if anything may
+//! have been delivered → wait for the postcondition (also after an `unknown` step) or settle →
 //! observe the successor → compare roots → render steps, expect verdict, root changes and the
 //! diff (or the full view when a diff would mislead).
 
@@ -173,6 +174,10 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     span.record("epoch", epoch);
     let all_worked =
         reports.len() == steps.len() && reports.iter().all(|r| r.outcome == Outcome::Worked);
+    // `expect` is checked after the last step that ran, an `unknown` one included (typing
+    // into a terminal is read back only through its effect); not when a step did not work.
+    let check_expect =
+        all_worked || (delivered && !reports.iter().any(|r| r.outcome == Outcome::Didnt));
 
     let after = successor(
         svc,
@@ -184,6 +189,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             epoch,
             delivered,
             all_worked,
+            check_expect,
             preexisting,
         },
         deadline,
@@ -269,6 +275,8 @@ struct Look<'a> {
     epoch: u64,
     delivered: bool,
     all_worked: bool,
+    /// Whether the `expect` condition is waited for (see `run`).
+    check_expect: bool,
     preexisting: Option<bool>,
 }
 
@@ -291,6 +299,7 @@ async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<Aft
         epoch,
         delivered,
         all_worked,
+        check_expect,
         preexisting,
     } = l;
     let mode = if base.image.is_some() {
@@ -313,7 +322,7 @@ async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<Aft
     let expect_deadline = a
         .expect
         .as_ref()
-        .filter(|_| all_worked)
+        .filter(|_| check_expect)
         .map(|e| deadline.cap(e.timeout()));
     // One listing per look serves both finding the root again and the root changes.
     let mut after: Vec<Listed>;
@@ -525,6 +534,12 @@ fn batch_outcome(
         Outcome::Worked
     };
     let mut error: Option<Error> = reports.iter().find_map(|r| r.error.clone());
+    // The caller named the effect it wanted and it came after the steps: that is the evidence
+    // the unverified steps lacked.
+    if verdict == Some(ExpectVerdict::Verified) && outcome == Outcome::Unknown {
+        outcome = Outcome::Worked;
+        error = None;
+    }
     if verdict == Some(ExpectVerdict::Failed) {
         outcome = Outcome::Didnt;
         error = Some(
