@@ -195,3 +195,57 @@ fn gedit_replace_fields_are_found_by_their_labels() {
         },
     );
 }
+
+/// A terminal command typed and run in one batch (issue 12): the typing's effect cannot be read
+/// back as typed (the terminal echoes through the shell), so it may be `unknown`; the Return
+/// after it goes on, and the call's `expect` on the command's output decides: `worked`. The file
+/// the command wrote is checked independently.
+#[test]
+fn a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked() {
+    live(
+        "a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked",
+        240,
+        &["xfce4-terminal"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let app = d
+                .launch(&[
+                    "xfce4-terminal",
+                    "--disable-server",
+                    "--working-directory",
+                    dir.to_str().expect("utf-8 path"),
+                ])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Terminal").await;
+            let s0 = observe(svc, &root).await;
+            let term = one(svc, &s0, json!({ "role": "terminal" })).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([
+                    { "action": "typeText", "ref": r(&term), "text": "echo uid-$((6*7)) | tee marker.txt" },
+                    { "action": "keypress", "keys": "Return" }
+                ]),
+                json!({ "expect": { "text": "uid-42", "timeoutMs": 10000 } }),
+            )
+            .await;
+            assert_eq!(
+                res.structured["steps"].as_array().map(Vec::len),
+                Some(2),
+                "{}",
+                res.text
+            );
+            assert_eq!(
+                res.structured["expect"]["verdict"], "verified",
+                "{}",
+                res.text
+            );
+            assert_eq!(res.structured["outcome"], "worked", "{}", res.text);
+            let bytes = std::fs::read(dir.join("marker.txt")).expect("the command wrote its file");
+            assert_eq!(bytes, b"uid-42\n");
+            assert_running(app.pid, "the batch");
+        },
+    );
+}
