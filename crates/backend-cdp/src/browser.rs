@@ -10,6 +10,7 @@ use std::time::Duration;
 use uidriver_core::Deadline;
 
 use crate::client::Client;
+use crate::dialog::Dialogs;
 use crate::error::{CdpError, CdpResult};
 use crate::launch::{resolve_endpoint, Launched};
 use crate::page::Page;
@@ -128,10 +129,13 @@ impl Browser {
                 CdpError::Protocol { message, .. } => CdpError::TargetClosed(message),
                 e => e,
             })?;
+        // The dialog listener starts before Page.enable, which sends the dialog events.
+        let dialogs = Dialogs::start(&self.client, &attached.session_id);
         let page = Arc::new(Page::new(
             self.client.clone(),
             target_id,
             attached.session_id,
+            dialogs,
         ));
         page.enable(deadline).await?;
         if let Ok(mut m) = self.pages.lock() {

@@ -22,6 +22,8 @@
 //! - `capture`: the viewport's pixels as core's `RawImage`.
 //! - `input`: key chords and mouse events as CDP wants them.
 //! - `act`: running steps with grounding, delivery and verification; pointer steps.
+//! - `dialog`: JavaScript dialogs (alert, confirm, prompt, beforeunload): per-page state from
+//!   the Page events, commands bounded while one is open, dialogs as roots and their steps.
 //! - `edit`: the steps that change text, values and states (setText … setValue).
 //! - `error`: [`CdpError`] and its one mapping to core's error codes.
 //! - `fuzzing`: the byte-level entry of the `cdp_message` fuzz target (hidden; `docs/FUZZING.md`).
@@ -33,6 +35,7 @@ mod backend;
 mod browser;
 mod capture;
 mod client;
+mod dialog;
 mod edit;
 mod error;
 mod extract;

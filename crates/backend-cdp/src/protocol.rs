@@ -64,7 +64,9 @@ pub struct Incoming {
     pub result: Option<Box<RawValue>>,
     /// A failed reply.
     pub error: Option<ProtocolError>,
-    // An event's params are not decoded: subscribers only need the event name and session.
+    /// An event's params, undecoded: only the subscriber that wants them decodes them
+    /// (`dialog.rs` reads the dialog events').
+    pub params: Option<Box<RawValue>>,
 }
 
 /// The error of a failed reply.
@@ -83,6 +85,8 @@ pub struct Event {
     pub method: String,
     /// The session it came from (None for browser-level events).
     pub session_id: Option<String>,
+    /// Its params, undecoded.
+    pub params: Option<Box<RawValue>>,
 }
 
 // ---- Browser and Target ----
@@ -290,6 +294,52 @@ pub struct NavigateToHistoryEntry {
     pub entry_id: i64,
 }
 command!(NavigateToHistoryEntry, "Page.navigateToHistoryEntry", Empty);
+
+/// `Page.handleJavaScriptDialog`: accepts or dismisses the open alert, confirm, prompt or
+/// beforeunload dialog.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog<'a> {
+    /// OK (true) or Cancel (false).
+    pub accept: bool,
+    /// The text a prompt returns when accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<&'a str>,
+}
+command!(
+    HandleJavaScriptDialog<'_>,
+    "Page.handleJavaScriptDialog",
+    Empty
+);
+
+/// Params of the `Page.javascriptDialogOpening` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogOpening {
+    /// The URL of the frame that opened it.
+    #[serde(default)]
+    pub url: String,
+    /// The message.
+    #[serde(default)]
+    pub message: String,
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A prompt's default text.
+    #[serde(default)]
+    pub default_prompt: Option<String>,
+}
+
+/// Params of the `Page.javascriptDialogClosed` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogClosed {
+    /// Whether it was accepted.
+    pub result: bool,
+    /// What a prompt returned.
+    #[serde(default)]
+    pub user_input: String,
+}
 
 /// `Page.createIsolatedWorld`: a JS world that shares the DOM but not globals with the page.
 #[derive(Serialize)]
