@@ -76,6 +76,16 @@ impl Kind {
         }
     }
 
+    /// "an alert", "a confirm", … (for messages).
+    fn a(self) -> &'static str {
+        match self {
+            Kind::Alert => "an alert",
+            Kind::Confirm => "a confirm",
+            Kind::Prompt => "a prompt",
+            Kind::BeforeUnload => "a beforeunload",
+        }
+    }
+
     /// The name the page's script uses.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -146,11 +156,11 @@ pub struct Blocked {
 
 impl std::fmt::Display for Blocked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (k, m) = (self.kind.as_str(), &self.message);
+        let (k, m) = (self.kind.a(), &self.message);
         if self.during {
-            write!(f, "a {k} dialog opened ({m:?}) and blocks the page")
+            write!(f, "{k} dialog opened ({m:?}) and blocks the page")
         } else {
-            write!(f, "a {k} dialog ({m:?}) blocks this page")
+            write!(f, "{k} dialog ({m:?}) blocks this page")
         }
     }
 }
@@ -323,16 +333,16 @@ pub(crate) fn blocked_by(e: &CdpError) -> Option<&Blocked> {
 pub(crate) fn opened_by_step(r: &mut StepReport, d: &OpenDialog) {
     r.delivery.delivered = Delivery::Delivered;
     r.delivery.detail = Some(format!(
-        "a {} dialog opened before the input's reply; the rest of the input was not sent",
-        d.kind.as_str()
+        "the input opened {} dialog (its reply waits for the dialog; later events were not sent)",
+        d.kind.a()
     ));
     verify(
         r,
         "event",
         true,
         &format!(
-            "a {} dialog opened ({:?}): answer it on its dialog root, or observe the page",
-            d.kind.as_str(),
+            "{} dialog opened ({:?}): answer it on its dialog root, or observe the page",
+            d.kind.a(),
             d.title().chars().take(80).collect::<String>()
         ),
         "",
@@ -518,8 +528,8 @@ pub(crate) fn page_snapshot(title: &str, d: &OpenDialog) -> Snapshot {
         nodes,
         complete: false,
         notes: vec![format!(
-            "a {} dialog blocks this page: its content cannot be read until the dialog is answered (press its buttons here or on its dialog root)",
-            d.kind.as_str()
+            "{} dialog blocks this page: its content cannot be read until the dialog is answered (press its buttons here or on its dialog root)",
+            d.kind.a()
         )],
         ..Snapshot::default()
     }

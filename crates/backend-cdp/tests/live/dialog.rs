@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 use uidriver_core::{
     Backend, Delivery, ErrorCode, ObserveRequest, Outcome, Role, RootInfo, RootKind, State, Step,
 };
@@ -42,7 +42,7 @@ async fn open(env: &mut Env, label: &str, kind: &str, message: &str) -> RootInfo
     assert_eq!(r[0].delivery.delivered, Delivery::Delivered);
     let detail = r[0].verification.detail.clone().unwrap_or_default();
     assert!(
-        detail.contains(&format!("a {kind} dialog opened")) && detail.contains(message),
+        detail.contains(&format!("{kind} dialog opened")) && detail.contains(message),
         "{detail}"
     );
     let listed = dialogs(env).await;
@@ -92,7 +92,10 @@ fn dialogs_are_roots_answered_by_press_and_text() {
             .expect("observe the page");
             let shown = page.nodes.iter().find(|n| n.role == Role::Dialog).unwrap();
             assert_eq!(shown.name.text(), Some("Saved"));
-            assert!(page.notes.iter().any(|n| n.contains("alert dialog blocks")));
+            assert!(page
+                .notes
+                .iter()
+                .any(|n| n.contains("an alert dialog blocks")));
             let ev = env
                 .backend
                 .browser()
@@ -101,7 +104,7 @@ fn dialogs_are_roots_answered_by_press_and_text() {
                 .await
                 .unwrap_err();
             assert_eq!(ev.code, ErrorCode::NotSupported, "{ev:?}");
-            assert!(ev.message.contains("alert dialog"), "{ev:?}");
+            assert!(ev.message.contains("an alert dialog"), "{ev:?}");
             assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
             let s = env.observe_root(&d, None).await;
             assert_eq!(s.snapshot.nodes[0].role, Role::Dialog);
@@ -139,6 +142,19 @@ fn dialogs_are_roots_answered_by_press_and_text() {
             let r = env.act(&p, vec![Step::Press(button(&p, "Cancel"))]).await;
             assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
             assert!(dialogs(&env).await.is_empty());
+            // Return on the focused button opens it too; Escape answers Cancel.
+            let p = env.observe(None).await;
+            let keys = |k: &str| vec![uidriver_core::KeyChord::parse(k).unwrap()];
+            let confirm = button(&p, "Confirm");
+            let r = env
+                .act(&p, vec![Step::Keypress(Some(confirm), keys("Return"))])
+                .await;
+            assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+            let detail = r[0].verification.detail.clone().unwrap_or_default();
+            assert!(detail.contains("a confirm dialog opened"), "{detail}");
+            let d = dialogs(&env).await.pop().expect("a dialog root");
+            let s = env.observe_root(&d, None).await;
+            answer(&mut env, &d, &s, vec![Step::Keypress(None, keys("Escape"))]).await;
 
             // prompt: the field holds the default text; setText then OK; Cancel; typeText then OK.
             let d = open(&mut env, "Prompt", "prompt", "Your name?").await;
@@ -172,6 +188,7 @@ fn dialogs_are_roots_answered_by_press_and_text() {
                     "after alert",
                     true,
                     false,
+                    false,
                     "Grace Hopper",
                     null,
                     "Ada Lovelace"
@@ -179,6 +196,65 @@ fn dialogs_are_roots_answered_by_press_and_text() {
             );
             let after = env.observe(None).await;
             find(&after, Some(Role::Button), "Prompt");
+            env.finish().await;
+        },
+    );
+}
+
+const LEAVE: &str = r#"<!doctype html><title>Editor</title>
+<button onclick="document.title = 'Touched'">Touch</button>
+<script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });</script>"#;
+
+/// Leaving a page whose `beforeunload` handler objects: the navigation ends at once naming
+/// the dialog; Cancel keeps the page, Leave lets the navigation go on.
+#[test]
+fn beforeunload_dialog_keeps_or_leaves_the_page() {
+    live(
+        "beforeunload_dialog_keeps_or_leaves_the_page",
+        120,
+        || async {
+            let mut env =
+                Env::start(&[("/leave.html", LEAVE), ("/dialogs.html", PAGE)], None).await;
+            env.goto("/leave.html").await;
+            for leave in [false, true] {
+                // The handler only objects after the user touched the page.
+                let s = env.observe(None).await;
+                let r = env.act(&s, vec![Step::Press(button(&s, "Touch"))]).await;
+                assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+                let t = Instant::now();
+                let url = uidriver_core::Navigation::Url(env.server.url("/dialogs.html"));
+                let e = env
+                    .backend
+                    .browser()
+                    .unwrap()
+                    .navigate(&env.root, url, deadline())
+                    .await
+                    .unwrap_err();
+                assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+                assert_eq!(e.code, ErrorCode::NotSupported, "{e:?}");
+                assert!(e.message.contains("a beforeunload dialog opened"), "{e:?}");
+                assert_eq!(e.delivery, Delivery::Delivered);
+                let listed = dialogs(&env).await;
+                assert_eq!(listed.len(), 1, "{listed:#?}");
+                assert!(listed[0].title.starts_with("Leave site?"), "{listed:#?}");
+                let s = env.observe_root(&listed[0], None).await;
+                let b = button(&s, if leave { "Leave" } else { "Cancel" });
+                answer(&mut env, &listed[0], &s, vec![Step::Press(b)]).await;
+                let want = if leave {
+                    "/dialogs.html"
+                } else {
+                    "/leave.html"
+                };
+                let mut at = Value::Null;
+                for _ in 0..50 {
+                    at = env.eval("location.pathname").await;
+                    if at == want {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                assert_eq!(at, want);
+            }
             env.finish().await;
         },
     );
