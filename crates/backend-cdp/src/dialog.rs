@@ -40,9 +40,8 @@ use crate::error::{CdpError, CdpResult};
 use crate::page::Page;
 use crate::protocol::{DialogClosed, DialogOpening, Event, HandleJavaScriptDialog};
 
-/// Commands that a page with an open dialog still answers: answering the dialog, and turning
-/// the Page domain on (needed to hear about the dialog at all).
-const PASSES: &[&str] = &["Page.handleJavaScriptDialog", "Page.enable"];
+/// Commands that a page with an open dialog still answers: answering the dialog.
+const PASSES: &[&str] = &["Page.handleJavaScriptDialog"];
 
 /// How long an answered dialog may take to report that it closed (measured: ~1 ms).
 const CLOSE_WAIT: Duration = Duration::from_secs(5);

@@ -10,6 +10,7 @@
 //! # Layout
 //! - `backend`: [`CdpBackend`] and [`CdpConfig`]; the port impls, dispatching to the rest.
 //! - `browser`: one connected browser: launched-or-attached, its page sessions, shutdown.
+//! - `autoattach`: new pages attached as they are created, held until their Page domain is on.
 //! - `launch`: starting Chromium with a private profile, stopping it by pid; endpoint lookup.
 //! - `client`: the WebSocket, one reader task routing replies by id and events by session.
 //! - `protocol`: the typed CDP commands and replies this crate uses.
@@ -31,6 +32,7 @@
 //! [`Snapshot`]: uidriver_core::Snapshot
 
 mod act;
+mod autoattach;
 mod backend;
 mod browser;
 mod capture;

@@ -80,7 +80,11 @@ impl Page {
 
     /// Turns on the domains whose events we wait for.
     pub(crate) async fn enable(&self, deadline: Deadline) -> CdpResult<()> {
-        self.send(&PageEnable {}, deadline).await.map(|_| ())
+        match self.send(&PageEnable {}, deadline).await {
+            // A dialog opened as the domain came on: the page is attached, and it is known.
+            Err(CdpError::Dialog(_)) => Ok(()),
+            r => r.map(|_| ()),
+        }
     }
 
     /// Sends a command on this page's session; a vanished session becomes `TargetClosed`, and

@@ -183,6 +183,54 @@ pub struct SetDiscoverTargets {
 }
 command!(SetDiscoverTargets, "Target.setDiscoverTargets", Empty);
 
+/// `Target.setAutoAttach`: attach to targets as they appear (on the browser session: every
+/// target the filter lets through), optionally holding each before its first script.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetAutoAttach {
+    /// On.
+    pub auto_attach: bool,
+    /// Hold new targets until `Runtime.runIfWaitingForDebugger`.
+    pub wait_for_debugger_on_start: bool,
+    /// One socket for every session (required on the browser session).
+    pub flatten: bool,
+    /// Which targets (first match wins; none matching is excluded).
+    pub filter: Vec<TargetFilter>,
+}
+command!(SetAutoAttach, "Target.setAutoAttach", Empty);
+
+/// One entry of a target filter.
+#[derive(Serialize)]
+pub struct TargetFilter {
+    /// The target type, e.g. `page`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Exclude (rather than include) it.
+    pub exclude: bool,
+}
+
+/// Params of the `Target.attachedToTarget` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachedToTarget {
+    /// The new session.
+    pub session_id: String,
+    /// The target.
+    pub target_info: TargetInfo,
+    /// Held until `Runtime.runIfWaitingForDebugger`.
+    #[serde(default)]
+    pub waiting_for_debugger: bool,
+}
+
+/// `Runtime.runIfWaitingForDebugger`: lets a held target run.
+#[derive(Serialize)]
+pub struct RunIfWaitingForDebugger {}
+command!(
+    RunIfWaitingForDebugger,
+    "Runtime.runIfWaitingForDebugger",
+    Empty
+);
+
 /// `Target.createTarget`.
 #[derive(Serialize)]
 pub struct CreateTarget<'a> {

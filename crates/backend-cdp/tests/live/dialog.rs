@@ -259,3 +259,57 @@ fn beforeunload_dialog_keeps_or_leaves_the_page() {
         },
     );
 }
+
+const OPENER: &str = r#"<!doctype html><title>Opener</title>
+<button onclick="window.open('/alerting.html')">Open</button>"#;
+// The delay lets the opener's click be verified first: the popup shares the opener's renderer,
+// whose main thread its dialog blocks too (a limitation: the opener's commands then wait).
+const ALERTING: &str = r#"<!doctype html><title>Alerting</title>
+<script>setTimeout(() => alert('Popup says hi'), 500)</script>"#;
+
+/// A popup that opens a dialog as it starts (before anyone asked for the page) has it
+/// listed, and listing does not wait out its deadline on the held renderer.
+#[test]
+fn a_popup_dialog_opened_as_it_starts_is_listed() {
+    live(
+        "a_popup_dialog_opened_as_it_starts_is_listed",
+        60,
+        || async {
+            let mut env = Env::start(
+                &[("/opener.html", OPENER), ("/alerting.html", ALERTING)],
+                None,
+            )
+            .await;
+            env.goto("/opener.html").await;
+            let s = env.observe(None).await;
+            let r = env.act(&s, vec![Step::Press(button(&s, "Open"))]).await;
+            assert_eq!(r[0].outcome, Outcome::Worked, "{r:#?}");
+            let mut listed = Vec::new();
+            for _ in 0..30 {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let t = Instant::now();
+                listed = dialogs(&env).await;
+                // The opener's look is capped at 2 s while its renderer waits in the popup's dialog.
+                assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+                if !listed.is_empty() {
+                    break;
+                }
+            }
+            assert_eq!(listed.len(), 1, "{listed:#?}");
+            assert_eq!(listed[0].title, "Popup says hi");
+            assert_ne!(
+                listed[0].resource, env.root.resource,
+                "the popup's, not the opener's"
+            );
+            let s = env.observe_root(&listed[0], None).await;
+            answer(
+                &mut env,
+                &listed[0],
+                &s,
+                vec![Step::Press(button(&s, "OK"))],
+            )
+            .await;
+            env.finish().await;
+        },
+    );
+}
