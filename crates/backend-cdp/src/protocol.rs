@@ -7,7 +7,14 @@
 //! - replies carry the request `id`; events carry `method` and, for flattened sessions,
 //!   `sessionId` (`Target.attachToTarget {flatten: true}`);
 //! - the main frame id of a page target equals its target id;
-//! - `Runtime.evaluate` with `returnByValue` returns JSON values inline in `result.value`.
+//! - `Runtime.evaluate` with `returnByValue` returns JSON values inline in `result.value`;
+//! - while a JavaScript dialog is open the page's renderer answers no command (`Runtime.*`,
+//!   `Input.*`, `DOM.*`, `Page.enable` too) until `Page.handleJavaScriptDialog`; the
+//!   `Input.dispatchMouseEvent` that opened it is answered only after it closed;
+//!   `Page.javascriptDialogOpening` is sent only to sessions whose Page domain was on when it
+//!   opened (so new pages are held until it is, `autoattach.rs`);
+//! - a popup opened by a same-site page shares its renderer, so its dialog blocks the opener
+//!   too (the opener's own session hears nothing of it).
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
