@@ -17,7 +17,7 @@ use tokio::sync::broadcast::error::RecvError;
 use uidriver_core::Deadline;
 
 use crate::client::Client;
-use crate::dialog::Dialogs;
+use crate::dialog::{Dialogs, Peers};
 use crate::error::CdpResult;
 use crate::page::Page;
 use crate::protocol::{AttachedToTarget, RunIfWaitingForDebugger, SetAutoAttach, TargetFilter};
@@ -28,15 +28,16 @@ pub(crate) type Pages = Arc<Mutex<HashMap<String, Arc<Page>>>>;
 /// How long a held page may take to turn its Page domain on before it is let go anyway.
 const ENABLE_WAIT: Duration = Duration::from_secs(10);
 
-/// Starts attaching new pages of the browser into `pages`. The listener is subscribed before
+/// Starts attaching new pages of the browser into `pages` (their dialogs told to `peers`). The listener is subscribed before
 /// the command, so no page created meanwhile is missed.
 pub(crate) async fn start(
     client: &Arc<Client>,
     pages: &Pages,
+    peers: &Arc<Peers>,
     deadline: Deadline,
 ) -> CdpResult<()> {
     let mut events = client.events();
-    let (c, p) = (Arc::downgrade(client), pages.clone());
+    let (c, p, peers) = (Arc::downgrade(client), pages.clone(), peers.clone());
     tokio::spawn(async move {
         loop {
             let ev = match events.recv().await {
@@ -54,7 +55,7 @@ pub(crate) async fn start(
             let params = ev.params.as_deref().map(RawValue::get).unwrap_or("{}");
             match serde_json::from_str::<AttachedToTarget>(params) {
                 Ok(a) => {
-                    tokio::spawn(adopt(client, p.clone(), a));
+                    tokio::spawn(adopt(client, p.clone(), peers.clone(), a));
                 }
                 Err(e) => tracing::debug!(error = %e, "undecodable attachedToTarget"),
             }
@@ -74,11 +75,11 @@ pub(crate) async fn start(
 
 /// Keeps an auto-attached page's session (unless the page has one already), with its dialog
 /// listener and Page domain on, then lets the page run.
-async fn adopt(client: Arc<Client>, pages: Pages, a: AttachedToTarget) {
+async fn adopt(client: Arc<Client>, pages: Pages, peers: Arc<Peers>, a: AttachedToTarget) {
     let (tid, session) = (a.target_info.target_id, a.session_id);
     let known = pages.lock().map(|m| m.contains_key(&tid)).unwrap_or(true);
     if a.target_info.kind == "page" && !known {
-        let dialogs = Dialogs::start(&client, &session);
+        let dialogs = Dialogs::start(&client, &session, &peers);
         let page = Arc::new(Page::new(client.clone(), &tid, session.clone(), dialogs));
         match page.enable(Deadline::after(ENABLE_WAIT)).await {
             Ok(()) => {

@@ -10,7 +10,7 @@ use uidriver_core::Deadline;
 
 use crate::autoattach::{self, Pages};
 use crate::client::Client;
-use crate::dialog::Dialogs;
+use crate::dialog::{Dialogs, Peers};
 use crate::error::{CdpError, CdpResult};
 use crate::launch::{resolve_endpoint, Launched};
 use crate::page::Page;
@@ -33,6 +33,8 @@ pub struct Browser {
     // A std mutex: held only to look up or insert a session, never across an await. Shared
     // with the auto-attach listener (`autoattach.rs`).
     pages: Pages,
+    /// The dialogs open in any of its pages (see `dialog.rs`).
+    peers: Arc<Peers>,
     // Serializes attaching so two callers do not open two sessions for one page.
     attaching: tokio::sync::Mutex<()>,
 }
@@ -82,7 +84,7 @@ impl Browser {
     /// Attaches new pages as they are created (see `autoattach.rs`); without it (an older
     /// browser) pages are attached on first use only.
     async fn auto_attach(&self, deadline: Deadline) {
-        if let Err(e) = autoattach::start(&self.client, &self.pages, deadline).await {
+        if let Err(e) = autoattach::start(&self.client, &self.pages, &self.peers, deadline).await {
             tracing::debug!(browser = %self.id, error = %e, "no auto-attach");
         }
     }
@@ -101,6 +103,7 @@ impl Browser {
             pid,
             launched: tokio::sync::Mutex::new(launched),
             pages: Pages::default(),
+            peers: Arc::default(),
             attaching: tokio::sync::Mutex::new(()),
         }
     }
@@ -137,7 +140,7 @@ impl Browser {
                 e => e,
             })?;
         // The dialog listener starts before Page.enable, so no dialog event is missed.
-        let dialogs = Dialogs::start(&self.client, &attached.session_id);
+        let dialogs = Dialogs::start(&self.client, &attached.session_id, &self.peers);
         let page = Arc::new(Page::new(
             self.client.clone(),
             target_id,

@@ -137,6 +137,7 @@ impl OpenDialog {
             kind: self.kind,
             message: self.title().chars().take(80).collect(),
             during,
+            elsewhere: false,
         }
     }
 }
@@ -151,12 +152,21 @@ pub struct Blocked {
     /// The dialog opened while the command ran (the command was delivered; it may be what
     /// opened it), rather than before it was sent.
     pub during: bool,
+    /// The dialog is another page's (a popup sharing this page's renderer, presumably: the
+    /// command waited [`PEER_GRACE`] unanswered while it was open).
+    pub elsewhere: bool,
 }
 
 impl std::fmt::Display for Blocked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (k, m) = (self.kind.a(), &self.message);
-        if self.during {
+        if self.elsewhere {
+            write!(
+                f,
+                "{k} dialog of another page ({m:?}) seems to block this page too (it shares its renderer): no answer for {} s",
+                PEER_GRACE.as_secs()
+            )
+        } else if self.during {
             write!(f, "{k} dialog opened ({m:?}) and blocks the page")
         } else {
             write!(f, "{k} dialog ({m:?}) blocks this page")
@@ -178,19 +188,35 @@ struct DialogState {
     closed: Option<Closed>,
 }
 
+/// The dialogs open in a browser, by page session: a popup of a same-site page shares the
+/// opener's renderer, so its dialog blocks the opener too, and only the popup's session hears
+/// of it.
+#[derive(Default)]
+pub struct Peers {
+    tx: watch::Sender<Vec<(String, OpenDialog)>>,
+}
+
+/// How long a command may wait unanswered while a dialog is open in another page of the
+/// browser before it is taken as blocked by it (the largest page's walk takes ~2 s).
+const PEER_GRACE: Duration = Duration::from_secs(5);
+
 /// The dialog state of one page session, kept by a task that reads the page's events. Frame
 /// pages share their top page's: a dialog is modal to the whole tab.
 pub struct Dialogs {
     // A watch: readers see the latest state at once, and waiters wake on every change.
     tx: watch::Sender<DialogState>,
+    session: String,
+    peers: Arc<Peers>,
 }
 
 impl Dialogs {
     /// State for a session and its listener; call before `Page.enable`, so no event is missed.
     /// The listener ends when the page is dropped, detached, or the connection closes.
-    pub(crate) fn start(client: &Client, session: &str) -> Arc<Dialogs> {
+    pub(crate) fn start(client: &Client, session: &str, peers: &Arc<Peers>) -> Arc<Dialogs> {
         let d = Arc::new(Dialogs {
             tx: watch::Sender::new(DialogState::default()),
+            session: session.to_string(),
+            peers: peers.clone(),
         });
         let mut events = client.events();
         let weak: Weak<Dialogs> = Arc::downgrade(&d);
@@ -233,9 +259,14 @@ impl Dialogs {
                     url: p.url,
                 };
                 tracing::debug!(seq = d.seq, kind = d.kind.as_str(), "dialog opened");
+                self.peers.tx.send_modify(|p| {
+                    p.retain(|(s, _)| *s != self.session);
+                    p.push((self.session.clone(), d.clone()));
+                });
                 self.tx.send_modify(|s| s.open = Some(d));
             }
             "Page.javascriptDialogClosed" => {
+                self.forget_peer();
                 let p = serde_json::from_str::<DialogClosed>(params).ok();
                 self.tx.send_modify(|s| {
                     if let Some(o) = s.open.take() {
@@ -248,12 +279,41 @@ impl Dialogs {
                 });
             }
             "Inspector.detached" | "Inspector.targetCrashed" => {
+                self.forget_peer();
                 self.tx.send_modify(|s| s.open = None);
                 return ev.method != "Inspector.detached";
             }
             _ => {}
         }
         true
+    }
+
+    fn forget_peer(&self) {
+        self.peers.tx.send_if_modified(|p| {
+            let n = p.len();
+            p.retain(|(s, _)| *s != self.session);
+            p.len() != n
+        });
+    }
+
+    /// Resolves with a dialog of another page once one has been open for [`PEER_GRACE`]
+    /// (never, while none is).
+    async fn peer_blocks(&self) -> OpenDialog {
+        let mut rx = self.peers.tx.subscribe();
+        loop {
+            let other = rx
+                .borrow_and_update()
+                .iter()
+                .find(|(s, _)| *s != self.session)
+                .map(|(_, d)| d.clone());
+            if let Some(d) = other {
+                tokio::time::sleep(PEER_GRACE).await;
+                return d;
+            }
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
     }
 
     /// The open dialog, if any.
@@ -285,6 +345,11 @@ impl Dialogs {
                 Some(d) => Err(CdpError::Dialog(d.blocked(true))),
                 None => Err(CdpError::Closed),
             },
+            d = self.peer_blocks() => {
+                let mut b = d.blocked(true);
+                b.elsewhere = true;
+                Err(CdpError::Dialog(b))
+            }
         }
     }
 
@@ -322,7 +387,7 @@ impl Dialogs {
 /// The dialog that cut a command short, when `e` says one did.
 pub(crate) fn blocked_by(e: &CdpError) -> Option<&Blocked> {
     match e {
-        CdpError::Dialog(b) if b.during => Some(b),
+        CdpError::Dialog(b) if b.during && !b.elsewhere => Some(b),
         _ => None,
     }
 }

@@ -301,6 +301,18 @@ fn a_popup_dialog_opened_as_it_starts_is_listed() {
                 listed[0].resource, env.root.resource,
                 "the popup's, not the opener's"
             );
+            // The opener shares the popup's renderer: its evaluation ends, naming the dialog.
+            let t = Instant::now();
+            let e = env
+                .backend
+                .browser()
+                .unwrap()
+                .evaluate(&env.root, "1 + 1", deadline())
+                .await
+                .unwrap_err();
+            assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+            assert_eq!(e.code, ErrorCode::NotSupported, "{e:?}");
+            assert!(e.message.contains("dialog of another page"), "{e:?}");
             let s = env.observe_root(&listed[0], None).await;
             answer(
                 &mut env,
