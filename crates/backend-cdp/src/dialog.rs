@@ -18,6 +18,18 @@
 //!   (its answer is the one sent); setText/typeText on the field store the prompt's answer.
 //!
 //! Pointer steps that open a dialog end on its opening event (`act.rs` asks [`blocked_by`]).
+//! A popup of a same-site page shares the opener's renderer, so its dialog blocks the opener
+//! too, which hears nothing of it: [`Peers`] tells every page of the browser which dialogs are
+//! open, and a command left unanswered meanwhile ends after a grace period, naming the dialog.
+//!
+//! This file keeps the state and bounds the commands; `dialog/view.rs` shows the dialog (root,
+//! snapshots, handles), `dialog/steps.rs` answers it.
+
+mod steps;
+mod view;
+
+pub(crate) use steps::{act, wants};
+pub(crate) use view::{is_handle, page_snapshot, root_info, snapshot, text_of};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,30 +39,18 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
-use uidriver_core::action::{Button, Target};
-use uidriver_core::{
-    ActRequest, CapSet, Capability, Deadline, Delivery, ElementRef, Error, ErrorCode, Evidence,
-    Node, Outcome, Result, Role, RootInfo, RootKind, Snapshot, State, StateFlag, StateSet, Step,
-    StepReport,
-};
+use uidriver_core::{Deadline, Delivery, StepReport};
 
 use crate::act::verify;
 use crate::client::Client;
 use crate::error::{CdpError, CdpResult};
-use crate::page::Page;
-use crate::protocol::{DialogClosed, DialogOpening, Event, HandleJavaScriptDialog};
+use crate::protocol::{DialogClosed, DialogOpening, Event};
 
 /// Commands that a page with an open dialog still answers: answering the dialog.
 const PASSES: &[&str] = &["Page.handleJavaScriptDialog"];
 
-/// How long an answered dialog may take to report that it closed (measured: ~1 ms).
-const CLOSE_WAIT: Duration = Duration::from_secs(5);
-
 /// Dialog numbers, unique in the process: each dialog is a root (and refs) of its own.
 static NEXT: AtomicU64 = AtomicU64::new(1);
-
-/// Handles of dialog nodes start with this (page elements' start with `cdp:`).
-const HANDLE: &str = "cdp-dialog:";
 
 /// The four kinds of JavaScript dialog.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -413,454 +413,11 @@ pub(crate) fn opened_by_step(r: &mut StepReport, d: &OpenDialog) {
     );
 }
 
-// ---- roots ----
-
-/// The root of an open dialog, beside its page's root (same lane, same browser process).
-pub(crate) fn root_info(page: &RootInfo, d: &OpenDialog) -> RootInfo {
-    RootInfo {
-        key: format!("{}:dialog:{}", page.key, d.seq),
-        kind: RootKind::Dialog,
-        title: d.title(),
-        modal: true,
-        bounds: None,
-        stacking: None,
-        window_id: None,
-        url: Some(d.url.clone()),
-        same_as: None,
-        ..page.clone()
-    }
-}
-
-// ---- snapshots ----
-
-/// What a dialog node stands for (the last part of its handle).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Part {
-    Dialog,
-    Message,
-    Field,
-    Accept,
-    Dismiss,
-}
-
-impl Part {
-    const ALL: [(Part, &'static str); 5] = [
-        (Part::Dialog, "dialog"),
-        (Part::Message, "message"),
-        (Part::Field, "field"),
-        (Part::Accept, "ok"),
-        (Part::Dismiss, "cancel"),
-    ];
-}
-
-fn handle(seq: u64, part: Part) -> String {
-    let name = Part::ALL
-        .iter()
-        .find(|(p, _)| *p == part)
-        .map_or("dialog", |(_, n)| n);
-    format!("{HANDLE}{seq}:{name}")
-}
-
-/// Whether a node handle is a dialog's.
-pub(crate) fn is_handle(h: &str) -> bool {
-    h.starts_with(HANDLE)
-}
-
-fn parse_handle(h: &str) -> Option<(u64, Part)> {
-    let (seq, name) = h.strip_prefix(HANDLE)?.split_once(':')?;
-    let part = Part::ALL.iter().find(|(_, n)| *n == name)?.0;
-    Some((seq.parse().ok()?, part))
-}
-
-fn node(role: Role, native: &str, name: &str, handle: String, states: &[StateFlag]) -> Node {
-    Node {
-        role,
-        native_role: native.into(),
-        name: Evidence::from_text(name),
-        states: Evidence::Known(states.iter().copied().collect::<StateSet>()),
-        handle,
-        ..Node::default()
-    }
-}
-
-/// The dialog's nodes, appended under `parent`.
-fn append(nodes: &mut Vec<Node>, parent: Option<usize>, d: &OpenDialog) {
-    let caps = |c: &[Capability]| c.iter().copied().collect::<CapSet>();
-    let mut add = |mut n: Node, under: Option<usize>| {
-        let i = nodes.len();
-        n.parent = under;
-        if let Some(p) = under {
-            nodes[p].children.push(i);
-        }
-        nodes.push(n);
-        i
-    };
-    let title = d.title();
-    let native = format!("javascript-dialog:{}", d.kind.as_str());
-    let me = add(
-        node(
-            Role::Dialog,
-            &native,
-            &title,
-            handle(d.seq, Part::Dialog),
-            &[StateFlag::Modal, StateFlag::Active],
-        ),
-        parent,
-    );
-    let mut msg = node(
-        Role::Label,
-        "message",
-        &title,
-        handle(d.seq, Part::Message),
-        &[],
-    );
-    msg.text_len = Some(title.chars().count() as u32);
-    msg.caps = caps(&[Capability::ReadText]);
-    add(msg, Some(me));
-    let (ok, cancel) = d.kind.buttons();
-    if d.kind == Kind::Prompt {
-        // A prompt's field is labelled by the message, as Chromium's own dialog shows it.
-        let mut f = node(
-            Role::Text,
-            "prompt-field",
-            &title,
-            handle(d.seq, Part::Field),
-            &[StateFlag::Editable, StateFlag::Focused],
-        );
-        f.value = Evidence::Known(d.text.clone());
-        if !d.default_prompt.is_empty() {
-            f.description = Evidence::Known(format!("default text: {}", d.default_prompt));
-        }
-        f.text_len = Some(d.text.chars().count() as u32);
-        f.caps = caps(&[
-            Capability::SetText,
-            Capability::TypeText,
-            Capability::ReadText,
-        ]);
-        add(f, Some(me));
-    }
-    let focus_ok: &[StateFlag] = if d.kind == Kind::Prompt {
-        &[StateFlag::Default]
-    } else {
-        &[StateFlag::Default, StateFlag::Focused]
-    };
-    let mut b = node(
-        Role::Button,
-        "dialog-button",
-        ok,
-        handle(d.seq, Part::Accept),
-        focus_ok,
-    );
-    b.caps = caps(&[Capability::Press]);
-    add(b, Some(me));
-    if let Some(cancel) = cancel {
-        let mut b = node(
-            Role::Button,
-            "dialog-button",
-            cancel,
-            handle(d.seq, Part::Dismiss),
-            &[],
-        );
-        b.caps = caps(&[Capability::Press]);
-        add(b, Some(me));
-    }
-}
-
-/// The snapshot of a dialog root.
-pub(crate) fn snapshot(d: &OpenDialog) -> Snapshot {
-    let mut nodes = Vec::new();
-    append(&mut nodes, None, d);
-    Snapshot {
-        nodes,
-        complete: true,
-        ..Snapshot::default()
-    }
-}
-
-/// The snapshot of a page while a dialog blocks it: the page's document node (its content
-/// cannot be read until the dialog closes) holding the dialog.
-pub(crate) fn page_snapshot(title: &str, d: &OpenDialog) -> Snapshot {
-    let mut nodes = vec![node(
-        Role::Document,
-        "document",
-        title,
-        "cdp-dialog-page".into(),
-        &[StateFlag::Busy],
-    )];
-    append(&mut nodes, Some(0), d);
-    Snapshot {
-        nodes,
-        complete: false,
-        notes: vec![format!(
-            "{} dialog blocks this page: its content cannot be read until the dialog is answered (press its buttons here or on its dialog root)",
-            d.kind.a()
-        )],
-        ..Snapshot::default()
-    }
-}
-
-/// The live text of a dialog node (the message, or the prompt's answer so far).
-pub(crate) fn text_of(page: &Page, node: &Node) -> Result<String> {
-    let (seq, part) = parse_handle(&node.handle).unwrap_or((0, Part::Dialog));
-    let d = page
-        .dialog()
-        .filter(|d| d.seq == seq)
-        .ok_or_else(|| gone_ref("the dialog of this element"))?;
-    Ok(match part {
-        Part::Field => d.text,
-        _ => d.title(),
-    })
-}
-
-fn gone_ref(what: &str) -> Error {
-    Error::new(ErrorCode::StaleRef, format!("{what} closed"))
-}
-
-// ---- acting ----
-
-/// Whether an act call must go to the dialog: the root is a dialog, a dialog is open on the
-/// page, or a step names a dialog node.
-pub(crate) fn wants(page: &Page, req: &ActRequest<'_>) -> bool {
-    crate::roots::dialog_seq(&req.root.key).is_some()
-        || page.dialog().is_some()
-        || req.steps.iter().any(|s| {
-            s.refs()
-                .into_iter()
-                .any(|r| req.state.node(r).is_ok_and(|n| is_handle(&n.handle)))
-        })
-}
-
-/// Runs steps on the page's dialog, stopping at the first that did not work.
-pub(crate) async fn act(
-    page: &Page,
-    req: &ActRequest<'_>,
-    deadline: Deadline,
-) -> Result<Vec<StepReport>> {
-    if let Some(seq) = crate::roots::dialog_seq(&req.root.key) {
-        if page.dialog().map(|d| d.seq) != Some(seq) {
-            return Err(Error::new(ErrorCode::TargetClosed, "the dialog closed"));
-        }
-    }
-    let mut reports = Vec::new();
-    for (i, step) in req.steps.iter().enumerate() {
-        let mut r = StepReport::new(i, step.name());
-        if let Err(mut e) = run_step(page, req.state, &mut r, step, deadline).await {
-            if e.delivery == Delivery::NotDelivered {
-                e.delivery = r.delivery.delivered;
-            }
-            r.error = Some(e);
-        }
-        let r = r.conclude();
-        let stop = r.outcome != Outcome::Worked;
-        reports.push(r);
-        if stop {
-            break;
-        }
-    }
-    Ok(reports)
-}
-
-async fn run_step(
-    page: &Page,
-    state: &State,
-    r: &mut StepReport,
-    step: &Step,
-    deadline: Deadline,
-) -> Result<()> {
-    match step {
-        Step::Press(t)
-        | Step::Click {
-            target: Target::Ref(t),
-            button: Button::Left,
-            ..
-        } => {
-            let (d, part) = resolve(page, state, r, *t)?;
-            match part {
-                Part::Accept => answer(page, &d, true, r, deadline).await,
-                Part::Dismiss => answer(page, &d, false, r, deadline).await,
-                _ => Err(Error::unsupported(format!(
-                    "{t} is not a button of the dialog; nothing was sent"
-                ))),
-            }
-        }
-        Step::SetText(t, text) => {
-            let (d, _) = field(page, state, r, Some(*t))?;
-            store(page, &d, r, text.clone())
-        }
-        Step::TypeText(t, text) => {
-            let (d, _) = field(page, state, r, *t)?;
-            // The caret of Chromium's prompt field starts at the end of the default text.
-            let all = format!("{}{text}", d.text);
-            store(page, &d, r, all)
-        }
-        Step::Keypress(_, keys) if keys.len() == 1 && plain(&keys[0]) => {
-            r.grounding.method = "focus".into();
-            let d = page.dialog().ok_or_else(|| gone_ref("the dialog"))?;
-            match keys[0].key.as_str() {
-                "Return" => answer(page, &d, true, r, deadline).await,
-                "Escape" => answer(page, &d, false, r, deadline).await,
-                _ => Err(unsupported_step()),
-            }
-        }
-        Step::Wait(ms) => {
-            tokio::time::sleep(Duration::from_millis(*ms).min(deadline.remaining())).await;
-            Ok(())
-        }
-        _ => Err(unsupported_step()),
-    }
-}
-
-/// A chord without modifiers.
-fn plain(k: &uidriver_core::KeyChord) -> bool {
-    !(k.ctrl || k.shift || k.alt || k.super_)
-}
-
-fn unsupported_step() -> Error {
-    Error::unsupported(
-        "a JavaScript dialog takes only press (or click) on its buttons, setText/typeText on a prompt's field, and the keys Return (OK) and Escape (Cancel); nothing was sent",
-    )
-    .with_hint("Press OK or Cancel on the dialog; the page can be acted on again once it closed.")
-}
-
-/// The open dialog and the part a ref names; `stale_ref` when that dialog closed.
-fn resolve(
-    page: &Page,
-    state: &State,
-    r: &mut StepReport,
-    t: ElementRef,
-) -> Result<(OpenDialog, Part)> {
-    r.grounding.method = "ref".into();
-    r.grounding.r#ref = Some(t);
-    let node = state.node(t)?;
-    let Some((seq, part)) = parse_handle(&node.handle) else {
-        let why = match page.dialog() {
-            Some(d) => d.blocked(false).to_string(),
-            None => "the page changed".into(),
-        };
-        return Err(
-            Error::new(ErrorCode::NotSupported, format!("{why}; nothing was sent")).with_hint(
-                "Answer the dialog first (press OK or Cancel on it), then observe the page again.",
-            ),
-        );
-    };
-    let d = page
-        .dialog()
-        .filter(|d| d.seq == seq)
-        .ok_or_else(|| gone_ref(&format!("the dialog of {t}")))?;
-    Ok((d, part))
-}
-
-/// The prompt whose field `t` names (or, without a ref, the open prompt: its field has the
-/// focus).
-fn field(
-    page: &Page,
-    state: &State,
-    r: &mut StepReport,
-    t: Option<ElementRef>,
-) -> Result<(OpenDialog, Part)> {
-    let (d, part) = match t {
-        Some(t) => resolve(page, state, r, t)?,
-        None => {
-            r.grounding.method = "focus".into();
-            let d = page.dialog().ok_or_else(|| gone_ref("the dialog"))?;
-            (d, Part::Field)
-        }
-    };
-    if part != Part::Field || d.kind != Kind::Prompt {
-        return Err(Error::unsupported(
-            "only a prompt dialog has a text field; nothing was sent",
-        ));
-    }
-    Ok((d, part))
-}
-
-/// Stores the prompt's answer and reads it back.
-fn store(page: &Page, d: &OpenDialog, r: &mut StepReport, text: String) -> Result<()> {
-    r.delivery.method = "value".into();
-    if !page.dialogs().set_text(d.seq, text.clone()) {
-        return Err(gone_ref("the dialog"));
-    }
-    r.delivery.delivered = Delivery::Delivered;
-    r.delivery.detail = Some("kept as the text OK sends (Page.handleJavaScriptDialog)".into());
-    let now = page.dialog().filter(|o| o.seq == d.seq).map(|o| o.text);
-    verify(
-        r,
-        "read-back",
-        now.as_deref() == Some(text.as_str()),
-        "the field holds exactly the text",
-        "the field holds other text",
-    );
-    Ok(())
-}
-
-/// Accepts or dismisses the dialog; verified by its closing event carrying that answer.
-async fn answer(
-    page: &Page,
-    d: &OpenDialog,
-    accept: bool,
-    r: &mut StepReport,
-    deadline: Deadline,
-) -> Result<()> {
-    if !accept && d.kind == Kind::Alert {
-        return Err(Error::unsupported("an alert has only OK; nothing was sent"));
-    }
-    let prompt_text = (accept && d.kind == Kind::Prompt).then_some(d.text.as_str());
-    r.delivery.method = "semantic-action".into();
-    r.delivery.delivered = Delivery::Maybe;
-    let cmd = HandleJavaScriptDialog {
-        accept,
-        prompt_text,
-    };
-    if let Err(e) = page.send(&cmd, deadline).await {
-        // "No dialog is showing": it closed before the answer (nothing was applied).
-        if let CdpError::Protocol { .. } = e {
-            r.delivery.delivered = Delivery::NotDelivered;
-            return Err(gone_ref("the dialog"));
-        }
-        return Err(e.into());
-    }
-    r.delivery.delivered = Delivery::Delivered;
-    let (yes, no) = d.kind.buttons();
-    r.delivery.detail = Some(format!(
-        "Page.handleJavaScriptDialog: {}",
-        if accept { yes } else { no.unwrap_or("Cancel") }
-    ));
-    let Some(c) = page
-        .dialogs()
-        .wait_closed(d.seq, deadline.cap(CLOSE_WAIT))
-        .await
-    else {
-        r.verification.method = "event".into();
-        r.verification.detail = Some("the dialog did not report that it closed".into());
-        return Ok(());
-    };
-    let same_text = prompt_text.is_none_or(|t| t == c.user_input);
-    let got = match (d.kind, accept) {
-        (Kind::Alert, _) => "alert() returned".to_string(),
-        (Kind::Confirm, a) => format!("confirm() returned {a}"),
-        (Kind::Prompt, true) => format!(
-            "prompt() returned the field's text ({} chars)",
-            c.user_input.chars().count()
-        ),
-        (Kind::Prompt, false) => "prompt() returned null".to_string(),
-        (Kind::BeforeUnload, true) => "the page is being left".to_string(),
-        (Kind::BeforeUnload, false) => "the page stays".to_string(),
-    };
-    verify(
-        r,
-        "event",
-        c.accepted == accept && same_text,
-        &format!("the dialog closed: {got}"),
-        "the dialog closed with another answer than the one sent",
-    );
-    Ok(())
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn dialog(kind: Kind) -> OpenDialog {
+    pub(crate) fn dialog(kind: Kind) -> OpenDialog {
         OpenDialog {
             seq: 7,
             kind,
@@ -869,39 +426,6 @@ mod tests {
             url: "http://x/".into(),
             text: "Ada".into(),
         }
-    }
-
-    #[test]
-    fn handles_round_trip_and_are_not_page_handles() {
-        for (p, _) in Part::ALL {
-            let h = handle(7, p);
-            assert!(is_handle(&h));
-            assert_eq!(parse_handle(&h), Some((7, p)));
-            assert_eq!(crate::extract::parse_handle(&h), None);
-        }
-        assert_eq!(parse_handle("cdp-dialog:x:ok"), None);
-        assert_eq!(parse_handle("cdp-dialog:7:nope"), None);
-    }
-
-    #[test]
-    fn snapshots_show_buttons_by_kind_and_the_prompt_field() {
-        let alert = snapshot(&dialog(Kind::Alert));
-        alert.check().unwrap();
-        let names: Vec<_> = alert.nodes.iter().map(|n| n.role).collect();
-        assert_eq!(names, [Role::Dialog, Role::Label, Role::Button]);
-        let prompt = snapshot(&dialog(Kind::Prompt));
-        prompt.check().unwrap();
-        assert_eq!(prompt.nodes.len(), 5);
-        assert_eq!(prompt.nodes[2].role, Role::Text);
-        assert_eq!(
-            prompt.nodes[2].value.known().map(String::as_str),
-            Some("Ada")
-        );
-        assert_eq!(prompt.nodes[4].name.text(), Some("Cancel"));
-        let page = page_snapshot("Page", &dialog(Kind::Confirm));
-        page.check().unwrap();
-        assert_eq!(page.nodes[1].role, Role::Dialog);
-        assert_eq!(page.nodes.len(), 5);
     }
 
     #[test]

@@ -24,7 +24,8 @@
 //! - `input`: key chords and mouse events as CDP wants them.
 //! - `act`: running steps with grounding, delivery and verification; pointer steps.
 //! - `dialog`: JavaScript dialogs (alert, confirm, prompt, beforeunload): per-page state from
-//!   the Page events, commands bounded while one is open, dialogs as roots and their steps.
+//!   the Page events and commands bounded while one is open; `dialog/view` shows a dialog as a
+//!   root and a snapshot, `dialog/steps` answers it.
 //! - `edit`: the steps that change text, values and states (setText … setValue).
 //! - `error`: [`CdpError`] and its one mapping to core's error codes.
 //! - `fuzzing`: the byte-level entry of the `cdp_message` fuzz target (hidden; `docs/FUZZING.md`).
