@@ -39,7 +39,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
-use uidriver_core::{Deadline, Delivery, StepReport};
+use uidriver_core::{Deadline, Delivery, StepReport, VerificationMethod};
 
 use crate::act::verify;
 use crate::client::Client;
@@ -402,7 +402,7 @@ pub(crate) fn opened_by_step(r: &mut StepReport, d: &OpenDialog) {
     ));
     verify(
         r,
-        "event",
+        VerificationMethod::Event,
         true,
         &format!(
             "{} dialog opened ({:?}): answer it on its dialog root, or observe the page",

@@ -1,14 +1,15 @@
 //! Answering an open dialog: press (or click) OK/Cancel, Return/Escape →
 //! `Page.handleJavaScriptDialog`, verified by the closing event carrying that answer;
-//! setText/typeText on a prompt's field keep the text OK sends. The steps stop at the first
-//! that did not work, as on the page.
+//! setText/typeText on a prompt's field keep the text OK sends. The batch is core's
+//! `run_batch`, as on the page.
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use uidriver_core::action::{Button, Target};
 use uidriver_core::{
-    ActRequest, Deadline, Delivery, ElementRef, Error, ErrorCode, Outcome, Result, State, Step,
-    StepReport,
+    run_batch, ActRequest, Deadline, Delivery, DeliveryMethod, ElementRef, Error, ErrorCode,
+    GroundingMethod, Result, State, Step, StepDriver, StepReport, VerificationMethod,
 };
 
 use super::view::{gone_ref, is_handle, parse_handle, Part};
@@ -33,7 +34,7 @@ pub(crate) fn wants(page: &Page, req: &ActRequest<'_>) -> bool {
         })
 }
 
-/// Runs steps on the page's dialog, stopping at the first that did not work.
+/// Runs steps on the page's dialog (core's runner: stops at the first that did not work).
 pub(crate) async fn act(
     page: &Page,
     req: &ActRequest<'_>,
@@ -44,23 +45,32 @@ pub(crate) async fn act(
             return Err(Error::new(ErrorCode::TargetClosed, "the dialog closed"));
         }
     }
-    let mut reports = Vec::new();
-    for (i, step) in req.steps.iter().enumerate() {
-        let mut r = StepReport::new(i, step.name());
-        if let Err(mut e) = run_step(page, req.state, &mut r, step, deadline).await {
+    let driver = Driver {
+        page,
+        state: req.state,
+        deadline,
+    };
+    Ok(run_batch(&driver, req.steps, req.headless, deadline).await)
+}
+
+/// The dialog's step driver. Every step is allowed under `headless`: answering a dialog is a
+/// protocol command, not input.
+struct Driver<'a> {
+    page: &'a Page,
+    state: &'a State,
+    deadline: Deadline,
+}
+
+#[async_trait]
+impl StepDriver for Driver<'_> {
+    async fn perform(&self, r: &mut StepReport, step: &Step) {
+        if let Err(mut e) = run_step(self.page, self.state, r, step, self.deadline).await {
             if e.delivery == Delivery::NotDelivered {
                 e.delivery = r.delivery.delivered;
             }
             r.error = Some(e);
         }
-        let r = r.conclude();
-        let stop = r.outcome != Outcome::Worked;
-        reports.push(r);
-        if stop {
-            break;
-        }
     }
-    Ok(reports)
 }
 
 async fn run_step(
@@ -97,7 +107,7 @@ async fn run_step(
             store(page, &d, r, all)
         }
         Step::Keypress(_, keys) if keys.len() == 1 && plain(&keys[0]) => {
-            r.grounding.method = "focus".into();
+            r.grounding.method = GroundingMethod::Focus;
             let d = page.dialog().ok_or_else(|| gone_ref("the dialog"))?;
             match keys[0].key.as_str() {
                 "Return" => answer(page, &d, true, r, deadline).await,
@@ -132,7 +142,7 @@ fn resolve(
     r: &mut StepReport,
     t: ElementRef,
 ) -> Result<(OpenDialog, Part)> {
-    r.grounding.method = "ref".into();
+    r.grounding.method = GroundingMethod::Ref;
     r.grounding.r#ref = Some(t);
     let node = state.node(t)?;
     let Some((seq, part)) = parse_handle(&node.handle) else {
@@ -164,7 +174,7 @@ fn field(
     let (d, part) = match t {
         Some(t) => resolve(page, state, r, t)?,
         None => {
-            r.grounding.method = "focus".into();
+            r.grounding.method = GroundingMethod::Focus;
             let d = page.dialog().ok_or_else(|| gone_ref("the dialog"))?;
             (d, Part::Field)
         }
@@ -179,7 +189,7 @@ fn field(
 
 /// Stores the prompt's answer and reads it back.
 fn store(page: &Page, d: &OpenDialog, r: &mut StepReport, text: String) -> Result<()> {
-    r.delivery.method = "value".into();
+    r.delivery.method = DeliveryMethod::Value;
     if !page.dialogs().set_text(d.seq, text.clone()) {
         return Err(gone_ref("the dialog"));
     }
@@ -188,7 +198,7 @@ fn store(page: &Page, d: &OpenDialog, r: &mut StepReport, text: String) -> Resul
     let now = page.dialog().filter(|o| o.seq == d.seq).map(|o| o.text);
     verify(
         r,
-        "read-back",
+        VerificationMethod::ReadBack,
         now.as_deref() == Some(text.as_str()),
         "the field holds exactly the text",
         "the field holds other text",
@@ -208,7 +218,7 @@ async fn answer(
         return Err(Error::unsupported("an alert has only OK; nothing was sent"));
     }
     let prompt_text = (accept && d.kind == Kind::Prompt).then_some(d.text.as_str());
-    r.delivery.method = "semantic-action".into();
+    r.delivery.method = DeliveryMethod::SemanticAction;
     r.delivery.delivered = Delivery::Maybe;
     let cmd = HandleJavaScriptDialog {
         accept,
@@ -233,7 +243,7 @@ async fn answer(
         .wait_closed(d.seq, deadline.cap(CLOSE_WAIT))
         .await
     else {
-        r.verification.method = "event".into();
+        r.verification.method = VerificationMethod::Event;
         r.verification.detail = Some("the dialog did not report that it closed".into());
         return Ok(());
     };
@@ -251,7 +261,7 @@ async fn answer(
     };
     verify(
         r,
-        "event",
+        VerificationMethod::Event,
         c.accepted == accept && same_text,
         &format!("the dialog closed: {got}"),
         "the dialog closed with another answer than the one sent",
