@@ -64,10 +64,7 @@ struct Driver<'a> {
 #[async_trait]
 impl StepDriver for Driver<'_> {
     async fn perform(&self, r: &mut StepReport, step: &Step) {
-        if let Err(mut e) = run_step(self.page, self.state, r, step, self.deadline).await {
-            if e.delivery == Delivery::NotDelivered {
-                e.delivery = r.delivery.delivered;
-            }
+        if let Err(e) = run_step(self.page, self.state, r, step, self.deadline).await {
             r.error = Some(e);
         }
     }

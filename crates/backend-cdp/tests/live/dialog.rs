@@ -60,7 +60,11 @@ async fn answer(env: &mut Env, d: &RootInfo, state: &State, steps: Vec<Step>) {
     let r = env.act_on(d, state, steps).await;
     assert!(r.iter().all(|r| r.outcome == Outcome::Worked), "{r:#?}");
     let last = r.last().unwrap();
-    assert_eq!(last.verification.method, "event", "{last:#?}");
+    assert_eq!(
+        last.verification.method,
+        uidriver_core::VerificationMethod::Event,
+        "{last:#?}"
+    );
     assert!(dialogs(env).await.is_empty(), "the dialog is still listed");
 }
 
