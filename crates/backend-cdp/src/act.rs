@@ -501,9 +501,16 @@ impl Actor<'_> {
         r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
         for ev in &events {
-            page.send(ev, self.deadline)
-                .await
-                .map_err(maybe_delivered)?;
+            match page.send(ev, self.deadline).await {
+                Ok(_) => {}
+                // The input opened a JavaScript dialog: its reply waits for the dialog, so the
+                // opening is the answer (the verification reads it, see `verify_click`).
+                Err(e) if crate::dialog::blocked_by(&e).is_some() => {
+                    r.delivery.delivered = Delivery::Delivered;
+                    return Ok(());
+                }
+                Err(e) => return Err(maybe_delivered(e)),
+            }
         }
         r.delivery.delivered = Delivery::Delivered;
         Ok(())
@@ -548,9 +555,13 @@ impl Actor<'_> {
             r.delivery.detail = Some(format!(
                 "{why}; activated through the DOM (element.click())"
             ));
-            self.call(el, "function () { this.click(); }", vec![])
-                .await
-                .map_err(|e| e.delivered(Delivery::Maybe))?;
+            let clicked = self.call(el, "function () { this.click(); }", vec![]).await;
+            // A click that opened a dialog is answered only once the dialog closed.
+            match clicked {
+                Err(_) if self.page.dialog().is_some() => {}
+                Err(e) => return Err(e.delivered(Delivery::Maybe)),
+                Ok(_) => {}
+            }
             r.delivery.delivered = Delivery::Delivered;
         } else {
             self.probe(self.page_of(el), &el.obj, &events).await?;
@@ -568,6 +579,10 @@ impl Actor<'_> {
         button: Button,
         count: u8,
     ) -> Result<()> {
+        if let Some(d) = page.dialog() {
+            crate::dialog::opened_by_step(r, &d);
+            return Ok(());
+        }
         match self.read_probe(page).await? {
             None => verify(
                 r,

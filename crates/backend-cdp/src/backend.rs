@@ -14,6 +14,7 @@ use uidriver_core::{
 };
 
 use crate::browser::Browser;
+use crate::dialog;
 use crate::error::CdpError;
 use crate::extract::{self, parse_handle};
 use crate::page::Page;
@@ -171,9 +172,24 @@ impl Backend for CdpBackend {
         deadline: Deadline,
     ) -> Result<Snapshot> {
         let (browser, page) = self.page(root, deadline).await?;
-        extract::observe(&page, browser.headless, None, req.max_nodes, deadline)
-            .await
-            .map_err(|e| Self::page_error(&browser, &page, e))
+        if let Some(seq) = roots::dialog_seq(&root.key) {
+            return match page.dialog().filter(|d| d.seq == seq) {
+                Some(d) => Ok(dialog::snapshot(&d)),
+                None => Err(Error::new(ErrorCode::TargetClosed, "the dialog closed")),
+            };
+        }
+        // A page behind a dialog cannot be read; it is shown holding the dialog instead
+        // (also when the dialog opened during the walk).
+        if let Some(d) = page.dialog() {
+            return Ok(dialog::page_snapshot(&root.title, &d));
+        }
+        match extract::observe(&page, browser.headless, None, req.max_nodes, deadline).await {
+            Err(CdpError::Dialog(_)) if page.dialog().is_some() => {
+                let d = page.dialog().ok_or_else(|| Error::internal("dialog"))?;
+                Ok(dialog::page_snapshot(&root.title, &d))
+            }
+            r => r.map_err(|e| Self::page_error(&browser, &page, e)),
+        }
     }
 
     async fn observe_region(
@@ -205,6 +221,9 @@ impl Backend for CdpBackend {
 
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
         let (browser, page) = self.page(req.root, deadline).await?;
+        if dialog::wants(&page, &req) {
+            return dialog::act(&page, &req, deadline).await;
+        }
         crate::act::run(&page, browser.headless, &req, deadline).await
     }
 
@@ -217,6 +236,10 @@ impl Backend for CdpBackend {
         deadline: Deadline,
     ) -> Result<TextSlice> {
         let (browser, page) = self.page(root, deadline).await?;
+        if dialog::is_handle(&node.handle) {
+            let full = dialog::text_of(&page, node)?;
+            return Ok(TextSlice::of(&full, start, end));
+        }
         let (nonce, id) = parse_handle(&node.handle)
             .ok_or_else(|| Error::new(ErrorCode::StaleRef, "not a browser element"))?;
         // A text run's text is the node's own name; an element's is read live.

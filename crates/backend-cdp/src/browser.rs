@@ -2,14 +2,15 @@
 //! it), and the page sessions attached over its socket. Listing its pages as roots is
 //! `roots.rs`; what is done inside a page is `page.rs`.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use uidriver_core::Deadline;
 
+use crate::autoattach::{self, Pages};
 use crate::client::Client;
+use crate::dialog::{Dialogs, Peers};
 use crate::error::{CdpError, CdpResult};
 use crate::launch::{resolve_endpoint, Launched};
 use crate::page::Page;
@@ -29,8 +30,11 @@ pub struct Browser {
     pub pid: Option<u32>,
     /// Set when this backend started the browser; only then may it stop it.
     launched: tokio::sync::Mutex<Option<Launched>>,
-    // A std mutex: held only to look up or insert a session, never across an await.
-    pages: Mutex<HashMap<String, Arc<Page>>>,
+    // A std mutex: held only to look up or insert a session, never across an await. Shared
+    // with the auto-attach listener (`autoattach.rs`).
+    pages: Pages,
+    /// The dialogs open in any of its pages (see `dialog.rs`).
+    peers: Arc<Peers>,
     // Serializes attaching so two callers do not open two sessions for one page.
     attaching: tokio::sync::Mutex<()>,
 }
@@ -48,13 +52,9 @@ impl Browser {
         match Client::connect(&url, deadline).await {
             Ok(client) => {
                 let pid = Some(launched.pid());
-                Ok(Browser::new(
-                    url_id(&url),
-                    client,
-                    headless,
-                    pid,
-                    Some(launched),
-                ))
+                let b = Browser::new(url_id(&url), client, headless, pid, Some(launched));
+                b.auto_attach(deadline).await;
+                Ok(b)
             }
             Err(e) => {
                 launched.stop().await;
@@ -76,7 +76,17 @@ impl Browser {
             .ok()
             .and_then(|p| p.process_info.into_iter().find(|p| p.kind == "browser"))
             .map(|p| p.id);
-        Ok(Browser::new(url_id(&url), client, headless, pid, None))
+        let b = Browser::new(url_id(&url), client, headless, pid, None);
+        b.auto_attach(deadline).await;
+        Ok(b)
+    }
+
+    /// Attaches new pages as they are created (see `autoattach.rs`); without it (an older
+    /// browser) pages are attached on first use only.
+    async fn auto_attach(&self, deadline: Deadline) {
+        if let Err(e) = autoattach::start(&self.client, &self.pages, &self.peers, deadline).await {
+            tracing::debug!(browser = %self.id, error = %e, "no auto-attach");
+        }
     }
 
     fn new(
@@ -92,7 +102,8 @@ impl Browser {
             headless,
             pid,
             launched: tokio::sync::Mutex::new(launched),
-            pages: Mutex::default(),
+            pages: Pages::default(),
+            peers: Arc::default(),
             attaching: tokio::sync::Mutex::new(()),
         }
     }
@@ -128,16 +139,22 @@ impl Browser {
                 CdpError::Protocol { message, .. } => CdpError::TargetClosed(message),
                 e => e,
             })?;
+        // The dialog listener starts before Page.enable, so no dialog event is missed.
+        let dialogs = Dialogs::start(&self.client, &attached.session_id, &self.peers);
         let page = Arc::new(Page::new(
             self.client.clone(),
             target_id,
             attached.session_id,
+            dialogs,
         ));
         page.enable(deadline).await?;
-        if let Ok(mut m) = self.pages.lock() {
-            m.insert(target_id.to_string(), page.clone());
-        }
-        Ok(page)
+        // The auto-attach listener may have kept a session for the page meanwhile.
+        let kept = self.pages.lock().map(|mut m| {
+            m.entry(target_id.to_string())
+                .or_insert(page.clone())
+                .clone()
+        });
+        Ok(kept.unwrap_or(page))
     }
 
     fn cached(&self, target_id: &str) -> Option<Arc<Page>> {

@@ -202,6 +202,7 @@ pub(crate) fn route(text: &str, pending: &Pending, events: &broadcast::Sender<Ar
         let _ = events.send(Arc::new(Event {
             method,
             session_id: msg.session_id,
+            params: msg.params,
         }));
     }
 }

@@ -166,16 +166,22 @@ impl Actor<'_> {
         }
         r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
-        for chord in keys {
+        'keys: for chord in keys {
             for ev in chord_events(chord) {
-                self.page
-                    .send(&ev, self.deadline)
-                    .await
-                    .map_err(maybe_delivered)?;
+                match self.page.send(&ev, self.deadline).await {
+                    Ok(_) => {}
+                    // A key that opened a JavaScript dialog: its reply waits for the dialog.
+                    Err(e) if crate::dialog::blocked_by(&e).is_some() => break 'keys,
+                    Err(e) => return Err(maybe_delivered(e)),
+                }
             }
         }
         r.delivery.delivered = Delivery::Delivered;
         r.delivery.detail = Some(format!("{} chord(s)", keys.len()));
+        if let Some(d) = self.page.dialog() {
+            crate::dialog::opened_by_step(r, &d);
+            return Ok(());
+        }
         match self.read_probe(page).await? {
             None => verify(
                 r,

@@ -60,6 +60,10 @@ pub enum CdpError {
     /// An element the walker numbered is no longer in the page.
     #[error("{0}")]
     Gone(String),
+    /// A JavaScript dialog blocks the page (see `dialog.rs`): the command was refused, or
+    /// cut short when the dialog opened before its reply.
+    #[error("{0}")]
+    Dialog(crate::dialog::Blocked),
 }
 
 impl CdpError {
@@ -97,6 +101,7 @@ impl From<CdpError> for CoreError {
             CdpError::NoSuchPage(_) => ErrorCode::RootNotFound,
             CdpError::Script(_) | CdpError::Navigation(_) => ErrorCode::InvalidArgs,
             CdpError::Gone(_) => ErrorCode::StaleRef,
+            CdpError::Dialog(_) => ErrorCode::NotSupported,
             CdpError::Protocol { .. }
             | CdpError::Decode { .. }
             | CdpError::TargetClosed(_)
@@ -109,6 +114,16 @@ impl From<CdpError> for CoreError {
             ),
             ErrorCode::BackendUnavailable => {
                 err.with_hint("The browser exited or dropped the connection; launch_browser starts a new one.")
+            }
+            ErrorCode::NotSupported => {
+                let err = err.with_hint(
+                    "Answer the dialog first: observe_ui on this page (or on its dialog root, listed by find_roots) shows its buttons; press OK or Cancel.",
+                );
+                // A command cut short by a dialog was delivered (it may be what opened it).
+                match &e {
+                    CdpError::Dialog(b) if b.during => err.delivered(Delivery::Delivered),
+                    _ => err,
+                }
             }
             _ => err,
         }

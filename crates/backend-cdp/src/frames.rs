@@ -194,6 +194,7 @@ impl Page {
             client.clone(),
             &frame_id,
             in_page.session().to_string(),
+            self.dialogs(),
         ));
         let p = if p.world_context(deadline).await.is_ok() {
             p
@@ -207,7 +208,12 @@ impl Page {
                 flatten: true,
             };
             let attached = client.send(None, &attach, deadline).await?;
-            let p = Arc::new(Page::new(client, &frame_id, attached.session_id));
+            let p = Arc::new(Page::new(
+                client,
+                &frame_id,
+                attached.session_id,
+                self.dialogs(),
+            ));
             p.world_context(deadline).await?;
             p
         };

@@ -10,6 +10,7 @@
 //! # Layout
 //! - `backend`: [`CdpBackend`] and [`CdpConfig`]; the port impls, dispatching to the rest.
 //! - `browser`: one connected browser: launched-or-attached, its page sessions, shutdown.
+//! - `autoattach`: new pages attached as they are created, held until their Page domain is on.
 //! - `launch`: starting Chromium with a private profile, stopping it by pid; endpoint lookup.
 //! - `client`: the WebSocket, one reader task routing replies by id and events by session.
 //! - `protocol`: the typed CDP commands and replies this crate uses.
@@ -22,6 +23,9 @@
 //! - `capture`: the viewport's pixels as core's `RawImage`.
 //! - `input`: key chords and mouse events as CDP wants them.
 //! - `act`: running steps with grounding, delivery and verification; pointer steps.
+//! - `dialog`: JavaScript dialogs (alert, confirm, prompt, beforeunload): per-page state from
+//!   the Page events and commands bounded while one is open; `dialog/view` shows a dialog as a
+//!   root and a snapshot, `dialog/steps` answers it.
 //! - `edit`: the steps that change text, values and states (setText … setValue).
 //! - `error`: [`CdpError`] and its one mapping to core's error codes.
 //! - `fuzzing`: the byte-level entry of the `cdp_message` fuzz target (hidden; `docs/FUZZING.md`).
@@ -29,10 +33,12 @@
 //! [`Snapshot`]: uidriver_core::Snapshot
 
 mod act;
+mod autoattach;
 mod backend;
 mod browser;
 mod capture;
 mod client;
+mod dialog;
 mod edit;
 mod error;
 mod extract;

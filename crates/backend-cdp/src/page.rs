@@ -11,6 +11,7 @@ use tokio::sync::broadcast::error::RecvError;
 use uidriver_core::{Deadline, Navigation};
 
 use crate::client::Client;
+use crate::dialog::{Dialogs, OpenDialog};
 use crate::error::{CdpError, CdpResult};
 use crate::frames::Frames;
 use crate::protocol::{
@@ -38,17 +39,35 @@ pub struct Page {
     world: Mutex<Option<i64>>,
     /// Cross-origin frames read from this page (see `frames.rs`).
     pub(crate) frames: Frames,
+    /// The tab's JavaScript dialog (shared by its frame pages; see `dialog.rs`).
+    dialogs: Arc<Dialogs>,
 }
 
 impl Page {
-    pub(crate) fn new(client: Arc<Client>, target_id: &str, session: String) -> Self {
+    pub(crate) fn new(
+        client: Arc<Client>,
+        target_id: &str,
+        session: String,
+        dialogs: Arc<Dialogs>,
+    ) -> Self {
         Page {
             client,
             target_id: target_id.to_string(),
             session,
             world: Mutex::new(None),
             frames: Frames::default(),
+            dialogs,
         }
+    }
+
+    /// The dialog state of this page's tab.
+    pub(crate) fn dialogs(&self) -> Arc<Dialogs> {
+        self.dialogs.clone()
+    }
+
+    /// The JavaScript dialog open on this page's tab, if any.
+    pub(crate) fn dialog(&self) -> Option<OpenDialog> {
+        self.dialogs.open()
     }
 
     pub(crate) fn client(&self) -> Arc<Client> {
@@ -61,21 +80,24 @@ impl Page {
 
     /// Turns on the domains whose events we wait for.
     pub(crate) async fn enable(&self, deadline: Deadline) -> CdpResult<()> {
-        self.send(&PageEnable {}, deadline).await.map(|_| ())
+        match self.send(&PageEnable {}, deadline).await {
+            // A dialog opened as the domain came on: the page is attached, and it is known.
+            Err(CdpError::Dialog(_)) => Ok(()),
+            r => r.map(|_| ()),
+        }
     }
 
-    /// Sends a command on this page's session; a vanished session becomes `TargetClosed`.
+    /// Sends a command on this page's session; a vanished session becomes `TargetClosed`, and
+    /// a JavaScript dialog refuses or ends the commands it blocks ([`Dialogs::bound`]).
     pub async fn send<C: Command>(&self, cmd: &C, deadline: Deadline) -> CdpResult<C::Output> {
-        self.client
-            .send(Some(&self.session), cmd, deadline)
-            .await
-            .map_err(|e| {
-                if e.is_target_gone() {
-                    CdpError::TargetClosed(e.to_string())
-                } else {
-                    e
-                }
-            })
+        let sent = self.client.send(Some(&self.session), cmd, deadline);
+        self.dialogs.bound(C::METHOD, sent).await.map_err(|e| {
+            if e.is_target_gone() {
+                CdpError::TargetClosed(e.to_string())
+            } else {
+                e
+            }
+        })
     }
 
     /// Sends a command by name and returns the undecoded reply (for large replies that are
@@ -349,8 +371,20 @@ impl Page {
     }
 
     /// Resolves at the first DOM mutation, input or scroll in the page (same-origin frames
-    /// included), at a navigation, or at the deadline.
+    /// included), at a navigation, at a dialog opening or closing, or at the deadline.
     pub async fn wait_change(&self, deadline: Deadline) -> CdpResult<()> {
+        if self.dialog().is_some() {
+            self.dialogs.wait_change(deadline).await;
+            return Ok(());
+        }
+        match self.wait_content(deadline).await {
+            Err(CdpError::Dialog(_)) => Ok(()),
+            r => r,
+        }
+    }
+
+    /// [`Page::wait_change`] of the documents.
+    async fn wait_content(&self, deadline: Deadline) -> CdpResult<()> {
         let frames = self.frame_pages();
         if frames.is_empty() {
             return self.wait_document(deadline).await;

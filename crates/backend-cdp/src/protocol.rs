@@ -7,7 +7,14 @@
 //! - replies carry the request `id`; events carry `method` and, for flattened sessions,
 //!   `sessionId` (`Target.attachToTarget {flatten: true}`);
 //! - the main frame id of a page target equals its target id;
-//! - `Runtime.evaluate` with `returnByValue` returns JSON values inline in `result.value`.
+//! - `Runtime.evaluate` with `returnByValue` returns JSON values inline in `result.value`;
+//! - while a JavaScript dialog is open the page's renderer answers no command (`Runtime.*`,
+//!   `Input.*`, `DOM.*`, `Page.enable` too) until `Page.handleJavaScriptDialog`; the
+//!   `Input.dispatchMouseEvent` that opened it is answered only after it closed;
+//!   `Page.javascriptDialogOpening` is sent only to sessions whose Page domain was on when it
+//!   opened (so new pages are held until it is, `autoattach.rs`);
+//! - a popup opened by a same-site page shares its renderer, so its dialog blocks the opener
+//!   too (the opener's own session hears nothing of it).
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -64,7 +71,9 @@ pub struct Incoming {
     pub result: Option<Box<RawValue>>,
     /// A failed reply.
     pub error: Option<ProtocolError>,
-    // An event's params are not decoded: subscribers only need the event name and session.
+    /// An event's params, undecoded: only the subscriber that wants them decodes them
+    /// (`dialog.rs` reads the dialog events').
+    pub params: Option<Box<RawValue>>,
 }
 
 /// The error of a failed reply.
@@ -83,6 +92,8 @@ pub struct Event {
     pub method: String,
     /// The session it came from (None for browser-level events).
     pub session_id: Option<String>,
+    /// Its params, undecoded.
+    pub params: Option<Box<RawValue>>,
 }
 
 // ---- Browser and Target ----
@@ -178,6 +189,54 @@ pub struct SetDiscoverTargets {
     pub discover: bool,
 }
 command!(SetDiscoverTargets, "Target.setDiscoverTargets", Empty);
+
+/// `Target.setAutoAttach`: attach to targets as they appear (on the browser session: every
+/// target the filter lets through), optionally holding each before its first script.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetAutoAttach {
+    /// On.
+    pub auto_attach: bool,
+    /// Hold new targets until `Runtime.runIfWaitingForDebugger`.
+    pub wait_for_debugger_on_start: bool,
+    /// One socket for every session (required on the browser session).
+    pub flatten: bool,
+    /// Which targets (first match wins; none matching is excluded).
+    pub filter: Vec<TargetFilter>,
+}
+command!(SetAutoAttach, "Target.setAutoAttach", Empty);
+
+/// One entry of a target filter.
+#[derive(Serialize)]
+pub struct TargetFilter {
+    /// The target type, e.g. `page`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Exclude (rather than include) it.
+    pub exclude: bool,
+}
+
+/// Params of the `Target.attachedToTarget` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachedToTarget {
+    /// The new session.
+    pub session_id: String,
+    /// The target.
+    pub target_info: TargetInfo,
+    /// Held until `Runtime.runIfWaitingForDebugger`.
+    #[serde(default)]
+    pub waiting_for_debugger: bool,
+}
+
+/// `Runtime.runIfWaitingForDebugger`: lets a held target run.
+#[derive(Serialize)]
+pub struct RunIfWaitingForDebugger {}
+command!(
+    RunIfWaitingForDebugger,
+    "Runtime.runIfWaitingForDebugger",
+    Empty
+);
 
 /// `Target.createTarget`.
 #[derive(Serialize)]
@@ -290,6 +349,52 @@ pub struct NavigateToHistoryEntry {
     pub entry_id: i64,
 }
 command!(NavigateToHistoryEntry, "Page.navigateToHistoryEntry", Empty);
+
+/// `Page.handleJavaScriptDialog`: accepts or dismisses the open alert, confirm, prompt or
+/// beforeunload dialog.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog<'a> {
+    /// OK (true) or Cancel (false).
+    pub accept: bool,
+    /// The text a prompt returns when accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<&'a str>,
+}
+command!(
+    HandleJavaScriptDialog<'_>,
+    "Page.handleJavaScriptDialog",
+    Empty
+);
+
+/// Params of the `Page.javascriptDialogOpening` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogOpening {
+    /// The URL of the frame that opened it.
+    #[serde(default)]
+    pub url: String,
+    /// The message.
+    #[serde(default)]
+    pub message: String,
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A prompt's default text.
+    #[serde(default)]
+    pub default_prompt: Option<String>,
+}
+
+/// Params of the `Page.javascriptDialogClosed` event.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogClosed {
+    /// Whether it was accepted.
+    pub result: bool,
+    /// What a prompt returned.
+    #[serde(default)]
+    pub user_input: String,
+}
 
 /// `Page.createIsolatedWorld`: a JS world that shares the DOM but not globals with the page.
 #[derive(Serialize)]

@@ -1,7 +1,9 @@
 //! A browser's pages as roots: one [`RootInfo`] per `page` target, keyed
 //! `cdp:<browser-id>:<targetId>`, with the browser's pid so the service can pair a headed page
 //! with the X11 window of the same process. Browser UI targets (omnibox popup, extensions'
-//! backgrounds, service workers) are not pages and are not listed.
+//! backgrounds, service workers) are not pages and are not listed. A page with a JavaScript
+//! dialog open has that dialog listed after it (`<page key>:dialog:<n>`, see `dialog.rs`),
+//! holding the focus the page would have.
 
 use std::time::Duration;
 
@@ -9,6 +11,7 @@ use futures_util::future::join_all;
 use uidriver_core::{Bounds, Deadline, ResourceKey, RootInfo, RootKind};
 
 use crate::browser::Browser;
+use crate::dialog::{self, OpenDialog};
 use crate::error::CdpResult;
 use crate::protocol::{GetWindowForTarget, TargetInfo};
 
@@ -20,28 +23,47 @@ pub fn key(browser_id: &str, target_id: &str) -> String {
     format!("cdp:{browser_id}:{target_id}")
 }
 
-/// Splits a root key into browser id and target id.
+/// Splits a root key into browser id and target id (a dialog's key gives its page's).
 pub fn parse_key(key: &str) -> Option<(&str, &str)> {
-    key.strip_prefix("cdp:")?.split_once(':')
+    let (bid, rest) = key.strip_prefix("cdp:")?.split_once(':')?;
+    Some((bid, rest.split(':').next()?))
+}
+
+/// The dialog number of a dialog root's key; None for a page.
+pub fn dialog_seq(key: &str) -> Option<u64> {
+    let (_, rest) = key.strip_prefix("cdp:")?.split_once(':')?;
+    rest.split_once(":dialog:")?.1.parse().ok()
 }
 
 /// Lists the pages of one browser.
 pub async fn list(browser: &Browser, deadline: Deadline) -> CdpResult<Vec<RootInfo>> {
     let pages = browser.pages(deadline).await?;
     let infos = join_all(pages.iter().map(|t| describe(browser, t, deadline))).await;
-    let mut roots: Vec<RootInfo> = infos.into_iter().flatten().collect();
+    let mut roots: Vec<(RootInfo, Option<OpenDialog>)> = infos.into_iter().flatten().collect();
     // With no page holding focus (a headless browser, or focus in another app), the visible
     // tab of the first window stands for "the active one".
-    if !roots.iter().any(|r| r.focused) {
-        if let Some(r) = roots.iter_mut().find(|r| !r.hidden) {
-            r.focused = true;
+    if !roots.iter().any(|r| r.0.focused) {
+        if let Some(r) = roots.iter_mut().find(|r| !r.0.hidden) {
+            r.0.focused = true;
         }
     }
-    Ok(roots)
+    let mut out = Vec::with_capacity(roots.len());
+    for (mut page, dialog) in roots {
+        let dialog = dialog.map(|d| dialog::root_info(&page, &d));
+        // The dialog takes the keyboard from its page.
+        page.focused &= dialog.is_none();
+        out.push(page);
+        out.extend(dialog);
+    }
+    Ok(out)
 }
 
-/// Describes one page; None when it closed while we looked.
-async fn describe(browser: &Browser, t: &TargetInfo, deadline: Deadline) -> Option<RootInfo> {
+/// Describes one page (and its open dialog); None when it closed while we looked.
+async fn describe(
+    browser: &Browser,
+    t: &TargetInfo,
+    deadline: Deadline,
+) -> Option<(RootInfo, Option<OpenDialog>)> {
     let page = match browser.page(&t.target_id, deadline).await {
         Ok(p) => p,
         Err(e) => {
@@ -90,7 +112,7 @@ async fn describe(browser: &Browser, t: &TargetInfo, deadline: Deadline) -> Opti
             }
         }
     }
-    Some(RootInfo {
+    let info = RootInfo {
         key: key(&browser.id, &t.target_id),
         backend: BACKEND.into(),
         kind: RootKind::BrowserPage,
@@ -107,7 +129,8 @@ async fn describe(browser: &Browser, t: &TargetInfo, deadline: Deadline) -> Opti
         window_id: None,
         url: Some(t.url.clone()),
         same_as: None,
-    })
+    };
+    Some((info, page.dialog()))
 }
 
 #[cfg(test)]
@@ -120,5 +143,9 @@ mod tests {
         assert_eq!(k, "cdp:b1:T9");
         assert_eq!(parse_key(&k), Some(("b1", "T9")));
         assert_eq!(parse_key("x11:1"), None);
+        assert_eq!(dialog_seq(&k), None);
+        let d = format!("{k}:dialog:12");
+        assert_eq!(parse_key(&d), Some(("b1", "T9")));
+        assert_eq!(dialog_seq(&d), Some(12));
     }
 }

@@ -111,3 +111,154 @@ fn a_page_is_a_root_acted_on_with_expect_and_navigation_makes_states_stale() {
         .expect("test timed out");
     });
 }
+
+const DIALOGS: &str = r#"<!doctype html><title>Dialogs</title>
+<button onclick="out.textContent = 'confirm ' + confirm('Delete the file?')">Delete</button>
+<button onclick="out.textContent = 'prompt ' + prompt('Your name?', 'Ada')">Rename</button>
+<p id="out">nothing yet</p>"#;
+
+/// The text of an `observe_ui` of a root.
+async fn look(svc: &Service, root: &str) -> ToolResult {
+    call(svc, "observe_ui", json!({ "root": root })).await
+}
+
+/// A JavaScript dialog through the whole service: the press that opens it works at once and
+/// lists the dialog as a new root; the page answers observations at once and names the
+/// dialog; the dialog root is observed and answered with act_ui; the page shows the answer.
+#[test]
+fn a_page_dialog_is_a_new_root_answered_with_act_ui() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let dir =
+                std::env::temp_dir().join(format!("uidriver-live-dialogs-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("dialogs.html"), DIALOGS).unwrap();
+            let cdp = Arc::new(CdpBackend::new(CdpConfig {
+                headless: Some(true),
+                ..CdpConfig::default()
+            }));
+            let svc = Service::new(
+                vec![cdp.clone() as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig::default(),
+            );
+            let url = format!("file://{}", dir.join("dialogs.html").display());
+            let launched = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": url, "headless": true }),
+            )
+            .await;
+            let page = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+
+            // confirm: the press ends at once, delivered, and the dialog is a new root.
+            let s1 = ok(&svc, "observe_ui", json!({ "root": page })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let delete = find(&svc, &s1, "Delete").await;
+            let t = std::time::Instant::now();
+            let act = call(
+                &svc,
+                "act_ui",
+                json!({ "stateId": s1, "actions": [{ "action": "press", "ref": delete }] }),
+            )
+            .await;
+            assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+            assert!(!act.is_error, "{}", act.text);
+            assert_eq!(act.structured["outcome"], "worked", "{}", act.text);
+            assert_eq!(
+                act.structured["steps"][0]["delivery"]["delivered"],
+                "delivered"
+            );
+            assert!(act.text.contains("a confirm dialog opened"), "{}", act.text);
+            let opened = &act.structured["rootChanges"]["opened"][0];
+            assert_eq!(opened["kind"], "dialog", "{}", act.text);
+            let dialog = opened["ref"].as_str().unwrap().to_string();
+            assert!(
+                act.text
+                    .contains(&format!("+ root {dialog} dialog \"Delete the file?\"")),
+                "{}",
+                act.text
+            );
+            let roots = ok(&svc, "find_roots", json!({ "kind": "dialog" })).await;
+            assert_eq!(roots["roots"][0]["ref"], dialog.as_str(), "{roots}");
+
+            // The page answers at once and names the dialog.
+            let t = std::time::Instant::now();
+            let p = look(&svc, &page).await;
+            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+            assert!(!p.is_error, "{}", p.text);
+            assert!(
+                p.text.contains("confirm dialog blocks this page"),
+                "{}",
+                p.text
+            );
+
+            // The dialog root: its buttons; Cancel answers it and closes the root.
+            let d = look(&svc, &dialog).await;
+            assert!(!d.is_error, "{}", d.text);
+            let sd = d.structured["stateId"].as_str().unwrap().to_string();
+            let cancel = find(&svc, &sd, "Cancel").await;
+            let act = ok(
+                &svc,
+                "act_ui",
+                json!({ "stateId": sd, "actions": [{ "action": "press", "ref": cancel }] }),
+            )
+            .await;
+            assert_eq!(act["outcome"], "worked", "{act}");
+            assert_eq!(act["targetClosed"]["cause"], "closed", "{act}");
+            let s2 = ok(&svc, "observe_ui", json!({ "root": page })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            find(&svc, &s2, "confirm false").await;
+
+            // prompt: setText on its field, then OK; the page shows the text.
+            let rename = find(&svc, &s2, "Rename").await;
+            let act = ok(
+                &svc,
+                "act_ui",
+                json!({ "stateId": s2, "actions": [{ "action": "press", "ref": rename }] }),
+            )
+            .await;
+            let dialog = act["rootChanges"]["opened"][0]["ref"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let sd = ok(&svc, "observe_ui", json!({ "root": dialog })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let field = find(&svc, &sd, "Your name?").await;
+            let okb = find(&svc, &sd, "OK").await;
+            let act = ok(
+                &svc,
+                "act_ui",
+                json!({ "stateId": sd, "actions": [
+                { "action": "setText", "ref": field, "text": "Grace" },
+                { "action": "press", "ref": okb }
+            ] }),
+            )
+            .await;
+            assert_eq!(act["outcome"], "worked", "{act}");
+            let s3 = ok(&svc, "observe_ui", json!({ "root": page })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            find(&svc, &s3, "prompt Grace").await;
+            svc.shutdown().await;
+            let _ = std::fs::remove_dir_all(&dir);
+        })
+        .await
+        .expect("test timed out");
+    });
+}

@@ -8,10 +8,12 @@
 //! scroll, hover, focus, read_text, scoped looks), `lifecycle` (several browsers, closed pages,
 //! dead browsers), `page` (dynamic content,
 //! overlays, iframes), `navigation` (navigate/back/forward/reload, schemes, evaluate, waits),
-//! `rustdoc` (real pages nobody here wrote) and `outline` (core integration: fold and search).
+//! `rustdoc` (real pages nobody here wrote), `outline` (core integration: fold and search) and
+//! `dialog` (alert, confirm, prompt: roots of their own, answered, the page never blocked).
 
 mod support;
 
+mod dialog;
 mod form;
 mod interact;
 mod lifecycle;

@@ -216,9 +216,19 @@ impl Env {
 
     /// Observes and builds a core state (refs carried over from `previous`).
     pub async fn observe(&mut self, previous: Option<Arc<State>>) -> Arc<State> {
+        let root = self.root.clone();
+        self.observe_root(&root, previous).await
+    }
+
+    /// [`Env::observe`] of another root (a dialog of the page).
+    pub async fn observe_root(
+        &mut self,
+        root: &RootInfo,
+        previous: Option<Arc<State>>,
+    ) -> Arc<State> {
         let snap = self
             .backend
-            .observe(&self.root, &ObserveRequest::default(), deadline())
+            .observe(root, &ObserveRequest::default(), deadline())
             .await
             .expect("observe");
         snap.check().expect("well-formed snapshot");
@@ -226,7 +236,7 @@ impl Env {
         Arc::new(State::build(NewState {
             id: StateId::new(self.states).unwrap(),
             root: RootRef::new(1).unwrap(),
-            root_info: self.root.clone(),
+            root_info: root.clone(),
             epoch: 0,
             snapshot: snap,
             image: None,
@@ -237,9 +247,19 @@ impl Env {
     }
 
     pub async fn act(&self, state: &State, steps: Vec<Step>) -> Vec<StepReport> {
+        self.act_on(&self.root, state, steps).await
+    }
+
+    /// [`Env::act`] on another root (a dialog of the page).
+    pub async fn act_on(
+        &self,
+        root: &RootInfo,
+        state: &State,
+        steps: Vec<Step>,
+    ) -> Vec<StepReport> {
         let lock = InputLock::new();
         let req = ActRequest {
-            root: &self.root,
+            root,
             state,
             steps: &steps,
             headless: true,
