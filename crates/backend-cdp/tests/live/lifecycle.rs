@@ -19,15 +19,13 @@ fn two_browsers_closed_page_and_killed_browser() {
             env.goto("/a.html").await;
             // A second browser in the same backend.
             let b = env.backend.browser().unwrap();
+            let headless_at = |url: String| LaunchRequest {
+                url: Some(url),
+                headless: true,
+                endpoint: None,
+            };
             let second = b
-                .launch(
-                    LaunchRequest {
-                        url: Some(env.server.url("/a.html")),
-                        headless: true,
-                        endpoint: None,
-                    },
-                    deadline(),
-                )
+                .launch(headless_at(env.server.url("/a.html")), deadline())
                 .await
                 .unwrap();
             let roots = env.backend.list_roots(deadline()).await.unwrap();
@@ -109,14 +107,7 @@ fn two_browsers_closed_page_and_killed_browser() {
             // A browser comes back: the same backend launches a new one after the kill, lists
             // its page beside the first and reads it (issue 14: a browser lost and back).
             let again = b
-                .launch(
-                    LaunchRequest {
-                        url: Some(env.server.url("/a.html")),
-                        headless: true,
-                        endpoint: None,
-                    },
-                    deadline(),
-                )
+                .launch(headless_at(env.server.url("/a.html")), deadline())
                 .await
                 .unwrap();
             assert_ne!(again[0].pid, second[0].pid, "a new browser process");
