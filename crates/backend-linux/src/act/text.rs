@@ -108,12 +108,17 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
 }
 
 /// `typeText` with a ref: `EditableText.InsertText` at the caret (the end when it has none),
-/// read back at that offset; without EditableText, typed on the keyboard (`physical.rs`).
+/// read back at that offset; without EditableText, or with newlines (typed as Return), on the
+/// keyboard (`keyboard.rs`).
 pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
     let Some((el, l)) = ctx.live_element(r, e).await else {
         return;
     };
-    if !editable(&l) {
+    // A newline is the Return key, as a person types it: inserted as a character it is a line
+    // break inside one paragraph (LibreOffice Writer), or a stray character where Return would
+    // submit. Outside headless, text with newlines goes to the keyboard; under headless it can
+    // only be inserted, and is.
+    if !editable(&l) || (value.contains('\n') && !ctx.headless) {
         return super::keyboard::type_text(ctx, r, Some(&el), value).await;
     }
     let c = &ctx.caller;
