@@ -42,6 +42,10 @@ pub enum ClientError {
     /// The request was sent, then the connection broke before its answer came.
     #[error("the daemon closed the connection before answering (it exited or was killed)")]
     Lost,
+    /// The request was sent and no answer came within the time the call could take (a stopped
+    /// or wedged daemon); the connection is dropped, the next call opens a new one.
+    #[error("the daemon did not answer within {} s (it may be stopped or wedged)", .0.as_secs())]
+    Unanswered(Duration),
     /// The daemon answered with a protocol error.
     #[error("daemon protocol error: {0}")]
     Protocol(String),
@@ -53,7 +57,7 @@ pub enum ClientError {
 impl ClientError {
     /// Whether the daemon may have run the request (it was sent and no answer came).
     pub fn may_have_run(&self) -> bool {
-        matches!(self, ClientError::Lost)
+        matches!(self, ClientError::Lost | ClientError::Unanswered(_))
     }
 }
 
@@ -169,6 +173,8 @@ pub struct DaemonClient {
     spawn: Option<SpawnOptions>,
     conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
     next: AtomicU64,
+    /// A fixed limit on waiting for an answer, instead of [`answer_limit`]'s (tests).
+    limit: Option<Duration>,
 }
 
 impl DaemonClient {
@@ -178,7 +184,14 @@ impl DaemonClient {
             spawn,
             conn: tokio::sync::Mutex::new(Some(Arc::new(conn))),
             next: AtomicU64::new(1),
+            limit: None,
         }
+    }
+
+    /// Waits at most `d` for any answer (instead of the call's own time plus a margin).
+    pub fn with_answer_limit(mut self, d: Duration) -> Self {
+        self.limit = Some(d);
+        self
     }
 
     /// Connects to a running daemon (later reconnects do not start one).
@@ -243,12 +256,19 @@ impl DaemonClient {
         }
         line.push(b'\n');
         let replayable = op == "ping" || tool.is_some_and(replays_when_lost);
+        let limit = self.limit.unwrap_or_else(|| answer_limit(op, &req.args));
         let mut unsent = None;
         for attempt in 0..2 {
             let conn = self.connection().await?;
             match conn.send(id, &line).await {
                 Ok(rx) => {
-                    let Ok(resp) = rx.await else {
+                    let Ok(answer) = tokio::time::timeout(limit, rx).await else {
+                        conn.forget(id);
+                        self.discard(&conn).await;
+                        tracing::warn!(op, tool, ?limit, "the daemon did not answer in time");
+                        return Err(ClientError::Unanswered(limit));
+                    };
+                    let Ok(resp) = answer else {
                         // A daemon dies over a moment (its threads exit one by one), so a
                         // request can be written just before its socket closes.
                         self.discard(&conn).await;
@@ -382,6 +402,21 @@ const READING_TOOLS: &[&str] = &[
     "desktop_screenshot",
 ];
 
+/// How long a request may wait for its answer: a ping 10 s; a call its own `timeoutMs` (at
+/// least the longest default, 120 s) and 30 s more. Past that the daemon is stopped or wedged,
+/// and a caller waiting on it forever would hang its MCP host.
+fn answer_limit(op: &str, args: &Value) -> Duration {
+    if op == "ping" {
+        return Duration::from_secs(10);
+    }
+    let own = args
+        .get("timeoutMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .max(120_000);
+    Duration::from_millis(own) + Duration::from_secs(30)
+}
+
 /// Whether a call of `tool` whose answer was lost may be sent again on a new daemon: it only
 /// reads, and it is short. A `wait_for` is not, as its deadline ran on the dead daemon.
 fn replays_when_lost(tool: &str) -> bool {
@@ -393,7 +428,12 @@ fn replays_when_lost(tool: &str) -> bool {
 /// counts as one that can.
 fn unanswered(tool: &str, e: &ClientError) -> Error {
     let acts = ACTING_TOOLS.contains(&tool) || !READING_TOOLS.contains(&tool);
-    let (delivery, hint) = if e.may_have_run() && acts {
+    let (delivery, hint) = if matches!(e, ClientError::Unanswered(_)) {
+        (
+            if acts { Delivery::Maybe } else { Delivery::NotDelivered },
+            "the daemon holds the call but does not answer: check it with `uidriver daemon status` (a stopped process answers nothing) and restart it with `uidriver daemon stop`; observe before replaying an action.",
+        )
+    } else if e.may_have_run() && acts {
         (
             Delivery::Maybe,
             "the daemon may have run this call before it went away: observe before replaying it. The next call reconnects (starting a new daemon when none runs).",

@@ -309,3 +309,35 @@ async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
         "not replayed"
     );
 }
+
+/// A daemon that takes requests and never answers (as one stopped with SIGSTOP): a call gives
+/// up at its answer limit with a true delivery, and the client is not wedged.
+#[tokio::test]
+async fn a_daemon_that_never_answers_costs_a_call_its_limit_not_forever() {
+    let dir = Dir::new("silent");
+    let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    let client = DaemonClient::connect(&dir.socket())
+        .await
+        .unwrap()
+        .with_answer_limit(Duration::from_millis(300));
+    let t = std::time::Instant::now();
+    let r = client
+        .call("act_ui", json!({"stateId": "s1", "actions": []}))
+        .await;
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "maybe", "{}", r.text);
+    assert!(r.text.contains("did not answer"), "{}", r.text);
+    let r = client.call("find_roots", json!({})).await;
+    assert_eq!(
+        r.structured["error"]["delivery"], "not_delivered",
+        "{}",
+        r.text
+    );
+}
