@@ -903,96 +903,23 @@ pub(crate) fn format_number(n: f64) -> String {
 
 /// Scrolls into view when needed; returns [x, y, visible] of the point to aim at (the centre
 /// of the first line box of an inline element that wraps), in top-viewport pixels.
-const GEOM_JS: &str = r#"function () {
-  const U = globalThis[Symbol.for('uidriver')];
-  const w = this.ownerDocument.defaultView;
-  let r = this.getBoundingClientRect();
-  if (r.top < 0 || r.left < 0 || r.bottom > w.innerHeight || r.right > w.innerWidth) {
-    this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  }
-  const visible = this.checkVisibility({ visibilityProperty: true });
-  const rects = this.getClientRects();
-  r = this.getBoundingClientRect();
-  for (const c of rects) { if (c.width > 1 && c.height > 1) { r = c; break; } }
-  const [ox, oy] = U.frameOffset(this);
-  const x = Math.min(Math.max(r.left + r.width / 2 + ox, 0), innerWidth - 1);
-  const y = Math.min(Math.max(r.top + r.height / 2 + oy, 0), innerHeight - 1);
-  return [x, y, visible && r.width > 0 && r.height > 0];
-}"#;
+const GEOM_JS: &str = include_str!("js/geom.js");
 
 /// `this` is the target, `hit` the node at the point: [is it the target, what it is].
-const HIT_JS: &str = r#"function (hit) {
-  const up = (n) => n.parentNode || n.host || (n.nodeType === 9 && n.defaultView && n.defaultView.frameElement) || null;
-  for (let n = hit; n; n = up(n)) if (n === this) return [true, ''];
-  for (let n = hit; n; n = up(n)) if (n.localName === 'label' && n.control === this) return [true, ''];
-  const e = hit.nodeType === 1 ? hit : hit.parentElement;
-  let d = e ? e.localName : 'something';
-  if (e && e.id) d += '#' + e.id;
-  if (e && e.classList && e.classList.length) d += '.' + Array.from(e.classList).slice(0, 2).join('.');
-  const t = e ? (e.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 40) : '';
-  return [false, t ? d + ' ("' + t + '")' : d];
-}"#;
+const HIT_JS: &str = include_str!("js/hit.js");
 
 /// The same test by `elementFromPoint`, descending into same-origin frames.
-const HIT_JS_POINT: &str = r#"function (x, y) {
-  let d = document, ox = 0, oy = 0, e = null;
-  for (;;) {
-    e = d.elementFromPoint(x - ox, y - oy);
-    if (e && (e.localName === 'iframe' || e.localName === 'frame') && e.contentDocument && e !== this) {
-      const r = e.getBoundingClientRect();
-      ox += r.left + e.clientLeft; oy += r.top + e.clientTop; d = e.contentDocument; continue;
-    }
-    break;
-  }
-  if (!e) return [false, 'nothing'];
-  for (let n = e; n; n = n.parentNode || n.host || null) if (n === this) return [true, ''];
-  let s = e.localName; if (e.id) s += '#' + e.id;
-  return [false, s];
-}"#;
+const HIT_JS_POINT: &str = include_str!("js/hit_point.js");
 
 /// The element at a viewport point of this world's document, descending into same-origin
 /// frames.
-const POINT_EL_JS: &str = r#"function (x, y) {
-  let d = document, ox = 0, oy = 0, e = null;
-  for (;;) {
-    e = d.elementFromPoint(x - ox, y - oy);
-    let cd = null;
-    if (e && (e.localName === 'iframe' || e.localName === 'frame')) { try { cd = e.contentDocument; } catch (err) { cd = null; } }
-    if (!cd) return e;
-    const r = e.getBoundingClientRect();
-    ox += r.left + e.clientLeft; oy += r.top + e.clientTop; d = cd;
-  }
-}"#;
+const POINT_EL_JS: &str = include_str!("js/point_el.js");
 
 /// Whether `this` is a frame element whose document this world cannot enter.
-const CLOSED_FRAME_JS: &str = r#"function () {
-  if (this.localName !== 'iframe' && this.localName !== 'frame') return false;
-  try { return !this.contentDocument; } catch (e) { return true; }
-}"#;
+const CLOSED_FRAME_JS: &str = include_str!("js/closed_frame.js");
 
 /// Counts the named events reaching `this` (capture phase) until read.
-const PROBE_JS: &str = r#"function (types) {
-  const K = Symbol.for('uidriver');
-  const U = globalThis[K] || (globalThis[K] = {});
-  if (U.probe) U.probe.off();
-  const seen = {}, fns = [], tgt = this;
-  for (const t of types) {
-    const f = () => { seen[t] = (seen[t] || 0) + 1; };
-    tgt.addEventListener(t, f, true);
-    fns.push([t, f]);
-  }
-  U.probe = { seen, off: () => { for (const [t, f] of fns) tgt.removeEventListener(t, f, true); } };
-  return true;
-}"#;
+const PROBE_JS: &str = include_str!("js/probe.js");
 
 /// Scroll offsets of the element, its ancestors (across frames) and the window.
-const SCROLL_STATE_JS: &str = r#"function () {
-  const s = [];
-  let n = this.nodeType === 1 ? this : this.parentElement;
-  while (n) {
-    s.push(Math.round(n.scrollTop), Math.round(n.scrollLeft));
-    n = n.parentElement || n.ownerDocument.defaultView.frameElement;
-  }
-  s.push(Math.round(scrollX), Math.round(scrollY));
-  return s.join(',');
-}"#;
+const SCROLL_STATE_JS: &str = include_str!("js/scroll_state.js");

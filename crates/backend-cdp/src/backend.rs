@@ -291,11 +291,7 @@ impl Backend for CdpBackend {
 }
 
 /// An element's full text: a field's value (passwords redacted), else its rendered text.
-const READ_TEXT_JS: &str = r#"function () {
-  if (this.localName === 'input' && this.type === 'password') return this.value ? '••••' : '';
-  if (this.localName === 'input' || this.localName === 'textarea') return String(this.value);
-  return this.innerText || this.textContent || '';
-}"#;
+const READ_TEXT_JS: &str = include_str!("js/read_text.js");
 
 #[async_trait]
 impl BrowserControl for CdpBackend {

@@ -595,137 +595,48 @@ impl Actor<'_> {
 }
 
 /// What kind of text field the element is: `input`, `textarea`, `editable`, or `no`.
-const EDIT_KIND_JS: &str = r#"function () {
-  if (this.localName === 'textarea') return 'textarea';
-  if (this.localName === 'input') {
-    return ['checkbox', 'radio', 'range', 'color', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(this.type) ? 'no' : 'input';
-  }
-  return this.isContentEditable ? 'editable' : 'no';
-}"#;
+const EDIT_KIND_JS: &str = include_str!("js/edit_kind.js");
 
 /// Focuses the element and selects its whole text (`all`) or puts the caret at the end.
-const FOCUS_SELECT_JS: &str = r#"function (all) {
-  this.focus();
-  const doc = this.ownerDocument;
-  const whole = () => { const s = doc.getSelection(); const r = doc.createRange(); r.selectNodeContents(this); if (!all) r.collapse(false); s.removeAllRanges(); s.addRange(r); };
-  if (this.isContentEditable) { whole(); return true; }
-  try {
-    if (all) this.select(); else { const n = this.value.length; this.setSelectionRange(n, n); }
-  } catch (e) { if (all && this.select) this.select(); }
-  return true;
-}"#;
+const FOCUS_SELECT_JS: &str = include_str!("js/focus_select.js");
 
 /// The text a field holds now (value, or the editing host's text).
-const READ_VALUE_JS: &str = r#"function () {
-  if ('value' in this && (this.localName === 'input' || this.localName === 'textarea' || this.localName === 'select')) return String(this.value);
-  return this.isContentEditable ? this.innerText : (this.textContent || '');
-}"#;
+const READ_VALUE_JS: &str = include_str!("js/read_value.js");
 
 /// Sets `value` the way a page's own script would, then fires input and change.
-const SET_VALUE_JS: &str = r#"function (v) {
-  const proto = this.localName === 'textarea' ? HTMLTextAreaElement.prototype
-    : this.localName === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, 'value').set.call(this, v);
-  this.dispatchEvent(new Event('input', { bubbles: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return String(this.value);
-}"#;
+const SET_VALUE_JS: &str = include_str!("js/set_value.js");
 
 /// Picks an option by value or label (exact, then case-insensitive) and fires input/change; no
 /// fit answers the labels, for core's rule to choose from.
-const SELECT_JS: &str = r#"function (want) {
-  const sel = this.localName === 'option' ? this.closest('select') : this;
-  if (!sel || sel.localName !== 'select') return { err: 'not-select' };
-  const w = want.trim(), wl = w.toLowerCase();
-  const opts = Array.from(sel.options);
-  const label = (o) => (o.label || o.text || '').trim();
-  const o = opts.find((o) => o.value === w) || opts.find((o) => label(o) === w)
-    || opts.find((o) => label(o).toLowerCase() === wl) || opts.find((o) => o.value.toLowerCase() === wl);
-  if (!o) return { err: 'no-option', labels: opts.map(label) };
-  if (o.disabled) return { err: 'disabled' };
-  if (sel.multiple) o.selected = true; else sel.selectedIndex = o.index;
-  sel.dispatchEvent(new Event('input', { bubbles: true }));
-  sel.dispatchEvent(new Event('change', { bubbles: true }));
-  return { ok: o.selected };
-}"#;
+const SELECT_JS: &str = include_str!("js/select.js");
 
 /// The option labelled `want` of an ARIA widget (`this`, or the widget `this` is an option of;
 /// a combobox's list through aria-controls / aria-owns), or a string saying why not.
-const ARIA_OPTION_JS: &str = r#"function (want) {
-  const OPT = '[role=option],[role=tab],[role=radio],[role=menuitemradio],[role=menuitem],[role=treeitem]';
-  const HOST = '[role=listbox],[role=tablist],[role=radiogroup],[role=menu],[role=menubar],[role=tree],[role=combobox]';
-  const host = this.matches(OPT) ? (this.closest(HOST) || this.parentElement) : this;
-  if (!host.matches(HOST)) return 'not-aria';
-  const scopes = [host];
-  for (const a of ['aria-controls', 'aria-owns']) {
-    for (const id of (host.getAttribute(a) || '').split(/\s+/)) {
-      const e = id && host.ownerDocument.getElementById(id);
-      if (e) scopes.push(e);
-    }
-  }
-  const opts = [];
-  for (const s of scopes) for (const o of s.querySelectorAll(OPT)) if (!opts.includes(o)) opts.push(o);
-  const label = (o) => (o.getAttribute('aria-label') || o.textContent || '').trim().replace(/\s+/g, ' ');
-  const w = want.trim(), wl = w.toLowerCase();
-  const o = opts.find((o) => label(o) === w) || opts.find((o) => label(o).toLowerCase() === wl)
-    || opts.find((o) => (o.getAttribute('data-value') || o.id) === w);
-  if (!o) return 'no-option:' + JSON.stringify(opts.map(label));
-  if (o.getAttribute('aria-disabled') === 'true') return 'disabled';
-  const r = o.getBoundingClientRect();
-  if (!o.checkVisibility({ visibilityProperty: true }) || r.width === 0 || r.height === 0) {
-    return host.matches('[role=combobox],[aria-haspopup]') ? 'closed' : 'hidden';
-  }
-  return o;
-}"#;
+const ARIA_OPTION_JS: &str = include_str!("js/aria_option.js");
 
 /// Whether an ARIA option is selected (aria-selected, or aria-checked for radios).
-const ARIA_SELECTED_JS: &str = r#"function () {
-  return this.getAttribute('aria-selected') === 'true' || this.getAttribute('aria-checked') === 'true';
-}"#;
+const ARIA_SELECTED_JS: &str = include_str!("js/aria_selected.js");
 
 /// Whether a combobox now shows `want` (its value, or its text when it is not an input).
-const ARIA_SHOWS_JS: &str = r#"function (want) {
-  if (this.getAttribute('role') !== 'combobox' && this.localName !== 'input') return false;
-  const shown = ('value' in this && this.localName === 'input' ? this.value : this.textContent) || '';
-  return shown.trim().toLowerCase() === want.trim().toLowerCase();
-}"#;
+const ARIA_SHOWS_JS: &str = include_str!("js/aria_shows.js");
 
 /// An ARIA slider's or spin button's value and range, or null.
-const ARIA_VALUE_JS: &str = r#"function () {
-  if (!this.matches('[role=slider],[role=spinbutton],[role=scrollbar]')) return null;
-  const n = (a) => { const v = parseFloat(this.getAttribute(a)); return Number.isFinite(v) ? v : null; };
-  return { now: n('aria-valuenow'), min: n('aria-valuemin'), max: n('aria-valuemax') };
-}"#;
+const ARIA_VALUE_JS: &str = include_str!("js/aria_value.js");
 
 /// Key presses setValue sends to an ARIA slider at most.
 const MAX_VALUE_KEYS: u32 = 300;
 
 /// Checked state: native checkbox/radio, else aria-checked/aria-pressed; null when none.
-const CHECKED_JS: &str = r#"function () {
-  if (this.localName === 'input' && (this.type === 'checkbox' || this.type === 'radio')) return this.checked;
-  const a = this.getAttribute('aria-checked') ?? this.getAttribute('aria-pressed');
-  return a === null ? null : a === 'true';
-}"#;
+const CHECKED_JS: &str = include_str!("js/checked.js");
 
 /// Expanded state: a details element (or its summary), else aria-expanded; null when none.
-const EXPANDED_JS: &str = r#"function () {
-  const d = this.localName === 'details' ? this
-    : (this.localName === 'summary' && this.parentElement && this.parentElement.localName === 'details' ? this.parentElement : null);
-  if (d) return d.open;
-  const a = this.getAttribute('aria-expanded');
-  return a === null ? null : a === 'true';
-}"#;
+const EXPANDED_JS: &str = include_str!("js/expanded.js");
 
 /// The element to click to toggle: a `<details>`' summary, else the element.
-const SUMMARY_JS: &str = r#"function () {
-  return this.localName === 'details' ? (this.querySelector(':scope > summary') || this) : this;
-}"#;
+const SUMMARY_JS: &str = include_str!("js/summary.js");
 
 /// Focuses the element and says whether it (deeply) holds focus now.
-const FOCUS_JS: &str = r#"function () {
-  this.focus();
-  return globalThis[Symbol.for('uidriver')].deepFocus() === this;
-}"#;
+const FOCUS_JS: &str = include_str!("js/focus.js");
 
 /// Option labels a page script answered (an array of strings; anything else is none).
 fn labels_of(v: Option<&Value>) -> Vec<String> {

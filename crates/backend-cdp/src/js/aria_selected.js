@@ -1,0 +1,3 @@
+function () {
+  return this.getAttribute('aria-selected') === 'true' || this.getAttribute('aria-checked') === 'true';
+}

@@ -1,0 +1,4 @@
+function () {
+  this.focus();
+  return globalThis[Symbol.for('uidriver')].deepFocus() === this;
+}

@@ -1,0 +1,3 @@
+function () {
+  return this.localName === 'details' ? (this.querySelector(':scope > summary') || this) : this;
+}
