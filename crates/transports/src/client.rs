@@ -258,7 +258,12 @@ impl DaemonClient {
         let replayable = op == "ping" || tool.is_some_and(replays_when_lost);
         let limit = self.limit.unwrap_or_else(|| answer_limit(op, &req.args));
         let mut unsent = None;
-        for attempt in 0..2 {
+        for attempt in 0..=RETRIES {
+            if attempt > 1 {
+                // A dying daemon can still accept for a moment: give it time to be gone, so
+                // the next connection is refused and a new daemon starts.
+                tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+            }
             let conn = self.connection().await?;
             match conn.send(id, &line).await {
                 Ok(rx) => {
@@ -269,10 +274,11 @@ impl DaemonClient {
                         return Err(ClientError::Unanswered(limit));
                     };
                     let Ok(resp) = answer else {
-                        // A daemon dies over a moment (its threads exit one by one), so a
-                        // request can be written just before its socket closes.
+                        // A daemon dies over a moment (its threads exit one by one, its
+                        // listener accepting until the last), so a request can be written
+                        // just before its socket closes, even on a new connection.
                         self.discard(&conn).await;
-                        if replayable && attempt == 0 {
+                        if replayable && attempt < RETRIES {
                             tracing::info!(op, tool, "answer lost; replaying a read-only call");
                             continue;
                         }
@@ -296,6 +302,7 @@ impl DaemonClient {
             )
         })))
     }
+
     /// Calls a tool.
     pub async fn call_tool(&self, tool: &str, args: Value) -> Result<ToolResult, ClientError> {
         let resp = self.request("call", Some(tool), args).await?;
@@ -379,6 +386,10 @@ fn log_tail(path: &Path, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
+
+/// How many times a request is sent again: one that was never sent, or a read whose answer
+/// was lost (the waits between grow: 0, 0.4, 0.8 s).
+const RETRIES: u32 = 3;
 
 /// Tools whose call can send input to an application or start something (a replay could act
 /// twice). Every other tool only reads.
