@@ -128,7 +128,6 @@ async fn describe(
         hidden: !visible || minimized,
         window_id: None,
         url: Some(t.url.clone()),
-        same_as: None,
     };
     Some((info, page.dialog()))
 }

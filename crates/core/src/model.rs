@@ -303,8 +303,6 @@ pub struct RootInfo {
     pub window_id: Option<u64>,
     /// A page URL, for browser pages.
     pub url: Option<String>,
-    /// Key of another root that shows the same surface (a Chromium window and its page).
-    pub same_as: Option<String>,
 }
 
 /// Time spent producing a snapshot.

@@ -228,7 +228,6 @@ pub(crate) mod tests {
             hidden: false,
             window_id: None,
             url: None,
-            same_as: None,
         }
     }
 

@@ -95,7 +95,6 @@ fn info(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo
         hidden: false,
         window_id: Some(pid as u64 * 16),
         url: None,
-        same_as: None,
     }
 }
 

@@ -24,7 +24,6 @@ pub(crate) fn root_info(page: &RootInfo, d: &OpenDialog) -> RootInfo {
         stacking: None,
         window_id: None,
         url: Some(d.url.clone()),
-        same_as: None,
         ..page.clone()
     }
 }

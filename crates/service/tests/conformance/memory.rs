@@ -52,7 +52,6 @@ fn root_info() -> RootInfo {
         hidden: false,
         window_id: Some(u64::from(PID) * 16),
         url: None,
-        same_as: None,
     }
 }
 
