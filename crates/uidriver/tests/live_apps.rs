@@ -249,3 +249,38 @@ fn a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked() {
         },
     );
 }
+
+/// Unrelated churn is no evidence (issue 12): `End` in an empty gedit moves nothing, yet gedit's
+/// panes announce property changes; the step must not be `worked` on them.
+#[test]
+fn a_key_with_no_effect_in_gedit_is_not_worked() {
+    live(
+        "a_key_with_no_effect_in_gedit_is_not_worked",
+        240,
+        &["gedit"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gedit", "--new-window"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "gedit").await;
+            settled(svc, app.pid).await;
+            let s0 = observe(svc, &root).await;
+            // A new window's text view has the keyboard focus.
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "keypress", "keys": "End" }]),
+                json!({}),
+            )
+            .await;
+            let outcomes = step_outcomes(&res);
+            assert_eq!(outcomes.len(), 1, "{}", res.text);
+            assert_ne!(
+                outcomes[0], "worked",
+                "End in an empty document: {}",
+                res.text
+            );
+            assert_running(app.pid, "the batch");
+        },
+    );
+}

@@ -74,6 +74,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) known: HashSet<String>,
     /// The managed windows before the first step (None without X11).
     windows_before: Option<Vec<u32>>,
+    /// Objects whose events are not evidence (`verify::churn_paths`).
+    churn: HashSet<String>,
 }
 
 /// Runs the steps of `req` through the shared runner ([`run_batch`]), this module performing
@@ -105,6 +107,7 @@ pub(crate) async fn run(
             .filter_map(|n| n.handle.rsplit_once(':').map(|(_, p)| p.to_string()))
             .collect(),
         windows_before: None,
+        churn: verify::churn_paths(req.state),
     };
     ctx.windows_before = listed_windows(&ctx).await;
     Ok(run_batch(&ctx, req.steps, req.headless, deadline).await)
@@ -308,6 +311,7 @@ impl<'a> Ctx<'a> {
             Some(&self.known),
         )
         .await
+        .ignoring(&self.churn)
     }
 
     /// The root's X11 window, when it has one.

@@ -111,6 +111,24 @@ fn yes(b: bool) -> &'static str {
     }
 }
 
+/// Object paths of the base state whose events are churn: hidden nodes and layout containers.
+pub(crate) fn churn_paths(state: &State) -> HashSet<String> {
+    use uidriver_core::{Role, StateFlag};
+    state
+        .snapshot
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.has_state(StateFlag::Hidden)
+                || matches!(
+                    n.role,
+                    Role::Pane | Role::ScrollPane | Role::SplitPane | Role::Separator
+                )
+        })
+        .filter_map(|n| n.handle.rsplit_once(':').map(|(_, p)| p.to_string()))
+        .collect()
+}
+
 /// The application's events during one step.
 pub(crate) struct Watch<'a> {
     events: &'a Events,
@@ -134,6 +152,11 @@ pub(crate) struct Watch<'a> {
     /// Object paths the base state knows; a reaction from any other object means the app is
     /// building something new (a dialog's widgets before its `window:create`).
     known: Option<&'a HashSet<String>>,
+    /// Objects whose events are churn, not an effect a person would see: hidden in the base
+    /// state, or layout containers (see [`churn_paths`]).
+    churn: Option<&'a HashSet<String>>,
+    /// Reactions from those objects, which prove nothing about the step.
+    pub churned: usize,
     /// A reaction came from an object the base state does not know.
     pub new_objects: bool,
     /// The app announced a new top-level window during this step.
@@ -175,9 +198,18 @@ impl<'a> Watch<'a> {
             seen_after: None,
             opened,
             known,
+            churn: None,
+            churned: 0,
             new_objects: false,
             new_window: false,
         }
+    }
+
+    /// Events from `churn`'s objects stop counting as the app's reaction (their content
+    /// changing, children excepted).
+    pub(crate) fn ignoring(mut self, churn: &'a HashSet<String>) -> Self {
+        self.churn = Some(churn);
+        self
     }
 
     /// Waits until a reaction event from the app arrives (true) or `until` passes (false).
@@ -190,6 +222,18 @@ impl<'a> Watch<'a> {
             match tokio::time::timeout(left, self.rx.recv()).await {
                 Err(_) => return false,
                 Ok(Ok(ev)) if *ev.sender == *self.bus => {
+                    // A hidden menu item's state or a pane's property changing is no effect a
+                    // person would see (a mis-aimed click was `worked` on one); children
+                    // added or removed, or a hidden object coming into view, are.
+                    if ev.is_reaction()
+                        && &*ev.member != "ChildrenChanged"
+                        && !(&*ev.member == "StateChanged"
+                            && matches!(&*ev.detail, "showing" | "visible"))
+                        && self.churn.is_some_and(|c| c.contains(&*ev.path))
+                    {
+                        self.churned += 1;
+                        continue;
+                    }
                     if ev.is_reaction() {
                         // at-spi2-atk: `window:create` when a toplevel shows, and
                         // `children-changed:add` on the application's root object.
