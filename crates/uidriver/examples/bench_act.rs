@@ -9,6 +9,8 @@
 //!   verification, "after N ms");
 //! - the successor observation inside that round trip (its own timings);
 //! - `setText` round trip on an entry, for comparison;
+//! - the keyboard flow as one call: focus the entry, `ctrl+a`, 20 characters typed, `Return`,
+//!   with `expect` on the typed text (issue 12: unread typing goes on, `expect` decides);
 //! - a fresh `observe_ui` (semantic) of the same window: the cost of one look, which every
 //!   round trip contains once.
 //!
@@ -51,6 +53,33 @@ async fn call(svc: &Service, tool: &str, args: Value) -> Value {
 }
 
 /// `… (after 3 ms)` in a step's verification detail.
+/// One `act_ui` call typing into `entry` as a person would, judged by `expect`: its time, its
+/// outcome and the successor state.
+async fn keyboard_flow(svc: &Service, state: &str, entry: &str, i: usize) -> (f64, String, String) {
+    let text = format!("keyboard flow run {i:02}");
+    let text = format!("{text:.<20}");
+    let t = Instant::now();
+    let r = call(
+        svc,
+        "act_ui",
+        json!({
+            "stateId": state,
+            "actions": [
+                { "action": "focus", "ref": entry },
+                { "action": "keypress", "keys": "ctrl+a" },
+                { "action": "typeText", "text": text },
+                { "action": "keypress", "keys": "Return" }
+            ],
+            "expect": { "text": text, "timeoutMs": 3000 }
+        }),
+    )
+    .await;
+    let took = ms(t);
+    let outcome = r["outcome"].as_str().unwrap_or("?").to_string();
+    let next = r["stateId"].as_str().expect("successor").to_string();
+    (took, outcome, next)
+}
+
 fn after_ms(step: &Value) -> Option<f64> {
     let d = step["verification"]["detail"].as_str()?;
     let i = d.rfind("(after ")?;
@@ -124,6 +153,7 @@ fn main() {
 
         let mut press = (Vec::new(), Vec::new(), Vec::new());
         let mut set_text = (Vec::new(), Vec::new());
+        let mut keys = (Vec::new(), Vec::new());
         let mut outcomes = Vec::new();
         for i in 0..runs + 2 {
             let t = Instant::now();
@@ -158,6 +188,12 @@ fn main() {
                     set_text.1.push(a);
                 }
             }
+            let (rt_ms, outcome, next) = keyboard_flow(&svc, &state, &entry, i).await;
+            state = next;
+            if i >= 2 {
+                keys.0.push(rt_ms);
+                keys.1.push(outcome);
+            }
         }
         let mut looks = Vec::new();
         for _ in 0..runs {
@@ -178,6 +214,14 @@ fn main() {
             "setText": {
                 "roundTripMs": median(set_text.0.clone()),
                 "settleMs": median(set_text.1.clone()),
+            },
+            "keyboardFlow": {
+                "roundTripMs": median(keys.0.clone()),
+                "worked": format!(
+                    "{}/{}",
+                    keys.1.iter().filter(|o| *o == "worked").count(),
+                    keys.1.len()
+                ),
             },
             "observeMs": median(looks.clone()),
             "raw": { "pressRoundTrip": press.0, "pressSettle": press.1, "observe": looks },
@@ -201,11 +245,19 @@ fn main() {
             "  setText settle (read back)",
             f(&result["setText"]["settleMs"]),
         ),
+        (
+            "keyboard flow (one call)",
+            f(&result["keyboardFlow"]["roundTripMs"]),
+        ),
         ("observe_ui (semantic, fresh)", look),
     ];
     for (name, v) in rows {
         println!("{name:<34} {v:>9.1} {:>12.2}", v / look);
     }
+    println!(
+        "keyboard flow worked {}",
+        result["keyboardFlow"]["worked"].as_str().unwrap_or("?")
+    );
     if let Some(dir) = std::path::Path::new(&out).parent() {
         let _ = std::fs::create_dir_all(dir);
     }
