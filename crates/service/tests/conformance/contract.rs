@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use uidriver_service::ToolResult;
+
 use crate::fixture::{code, state_id, Fixture};
 
 /// `find_roots` lists the fixture app by its title, and filters out what does not match.
@@ -242,38 +244,35 @@ pub async fn a_batch_stops_at_the_first_step_that_did_not_work(f: &Fixture) {
     assert!(f.has(&now, "Count: 0").await, "the third step ran");
 }
 
-/// An `expect` that becomes true is `verified`.
-pub async fn expect_met_is_verified(f: &Fixture) {
+/// Presses "Increment" in a fresh look with an `expect` on `text`; the raw result.
+async fn press_increment_expecting(f: &Fixture, text: &str, timeout_ms: u64) -> ToolResult {
     let s = f.state().await;
     let inc = f.find(&s, "Increment").await;
-    let r = f
-        .ok(
-            "act_ui",
-            json!({
-                "stateId": s,
-                "actions": [{ "action": "press", "ref": inc }],
-                "expect": { "text": "Count: 1", "timeoutMs": 5000 }
-            }),
-        )
-        .await;
+    f.call(
+        "act_ui",
+        json!({
+            "stateId": s,
+            "actions": [{ "action": "press", "ref": inc }],
+            "expect": { "text": text, "timeoutMs": timeout_ms }
+        }),
+    )
+    .await
+}
+
+/// An `expect` that becomes true is `verified`.
+pub async fn expect_met_is_verified(f: &Fixture) {
+    let r = press_increment_expecting(f, "Count: 1", 5000).await;
+    assert!(!r.is_error, "{}", r.text);
+    let r = r.structured;
     assert_eq!(r["expect"]["verdict"], "verified", "{r}");
     assert_eq!(r["outcome"], "worked", "{r}");
 }
 
 /// An `expect` that held before the steps ran is `preexisting`: it proves nothing about them.
 pub async fn expect_already_true_is_preexisting(f: &Fixture) {
-    let s = f.state().await;
-    let inc = f.find(&s, "Increment").await;
-    let r = f
-        .ok(
-            "act_ui",
-            json!({
-                "stateId": s,
-                "actions": [{ "action": "press", "ref": inc }],
-                "expect": { "text": "Agree", "timeoutMs": 5000 }
-            }),
-        )
-        .await;
+    let r = press_increment_expecting(f, "Agree", 5000).await;
+    assert!(!r.is_error, "{}", r.text);
+    let r = r.structured;
     assert_eq!(r["expect"]["verdict"], "preexisting", "{r}");
     assert!(
         f.has(&state_id(&r), "Count: 1").await,
@@ -284,18 +283,7 @@ pub async fn expect_already_true_is_preexisting(f: &Fixture) {
 /// An `expect` that never becomes true fails the call as `postcondition_failed`, saying the
 /// input was delivered (the press did happen).
 pub async fn expect_unmet_is_postcondition_failed(f: &Fixture) {
-    let s = f.state().await;
-    let inc = f.find(&s, "Increment").await;
-    let r = f
-        .call(
-            "act_ui",
-            json!({
-                "stateId": s,
-                "actions": [{ "action": "press", "ref": inc }],
-                "expect": { "text": "Count: 99", "timeoutMs": 500 }
-            }),
-        )
-        .await;
+    let r = press_increment_expecting(f, "Count: 99", 500).await;
     assert!(r.is_error, "{}", r.text);
     assert_eq!(code(&r), "postcondition_failed", "{}", r.text);
     assert_eq!(r.structured["expect"]["verdict"], "failed", "{}", r.text);
