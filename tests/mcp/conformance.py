@@ -25,12 +25,12 @@ from mcp.client.stdio import stdio_client
 
 EXPECTED_TOOLS = {
     "find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "act_ui",
-    "read_text", "wait_for", "launch_browser", "navigate_browser", "evaluate_browser",
+    "read_text", "wait_for", "close_root", "launch_browser", "navigate_browser", "evaluate_browser",
     "desktop_screenshot", "desktop_input",
 }
 READ_ONLY = {"find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "read_text",
              "wait_for", "desktop_screenshot"}
-DESTRUCTIVE = {"act_ui", "desktop_input", "navigate_browser", "evaluate_browser"}
+DESTRUCTIVE = {"act_ui", "close_root", "desktop_input", "navigate_browser", "evaluate_browser"}
 OPEN_WORLD = {"launch_browser", "navigate_browser", "evaluate_browser"}
 DESKTOP_ONLY = {"desktop_screenshot", "desktop_input"}  # validated by desktop_schemas.py
 PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema_page.html")
@@ -78,6 +78,11 @@ async def exercise_tools(res):
     await res.call("navigate_browser", {"root": root, "reload": True})
     r = await res.call("evaluate_browser", {"root": root, "expression": "document.title"})
     res.check(r.structured_content.get("result") == "Schema check", "evaluate_browser result")
+    r = await res.call("navigate_browser", {"url": url, "newTab": True})
+    tab = r.structured_content["root"]
+    res.check(tab != root, "navigate_browser newTab opens a new root")
+    r = await res.call("close_root", {"root": tab})
+    res.check(r.structured_content.get("closed") is True, f"close_root {r.content[0].text[:300]}")
 
 
 async def main(exe):

@@ -222,6 +222,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 url: None,
                 headless: true,
                 endpoint: None,
+                size: None,
             },
             long(),
         )

@@ -20,6 +20,7 @@ use crate::extract::{self, parse_handle};
 use crate::page::Page;
 use crate::protocol::CreateTarget;
 use crate::roots::{self, parse_key, BACKEND};
+use crate::tabs;
 
 /// How the backend starts browsers and bounds what it returns.
 #[derive(Clone, Debug)]
@@ -224,7 +225,25 @@ impl Backend for CdpBackend {
         if dialog::wants(&page, &req) {
             return dialog::act(&page, &req, deadline).await;
         }
-        crate::act::run(&page, browser.headless, &req, deadline).await
+        // The pages before the steps, so a page they open is waited for until it loaded: the
+        // caller's listing right after then shows it with its title.
+        let before = browser.pages(deadline).await.unwrap_or_default();
+        let reports = crate::act::run(&page, browser.headless, &req, deadline).await?;
+        tabs::settle_opened(&browser, &before, deadline).await;
+        Ok(reports)
+    }
+
+    async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
+        if roots::dialog_seq(&root.key).is_some() {
+            return Err(
+                Error::invalid("root", "a JavaScript dialog is answered, not closed")
+                    .with_hint("observe_ui it and press its OK or Cancel button with act_ui"),
+            );
+        }
+        let (browser, page) = self.page(root, deadline).await?;
+        tabs::close(&browser, &page.target_id, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
     }
 
     async fn read_text(
@@ -304,7 +323,8 @@ impl BrowserControl for CdpBackend {
             None => {
                 let headless = self.headless_for(&req);
                 let a11y = self.config.renderer_accessibility.unwrap_or(!headless);
-                Browser::launch(&self.config.chromium, headless, a11y, deadline).await?
+                let size = req.size.unwrap_or(crate::launch::DEFAULT_SIZE);
+                Browser::launch(&self.config.chromium, headless, a11y, size, deadline).await?
             }
         };
         let browser = Arc::new(browser);
@@ -312,7 +332,7 @@ impl BrowserControl for CdpBackend {
             b.push(browser.clone());
         }
         tracing::info!(browser = %browser.id, launched = req.endpoint.is_none(), "browser connected");
-        if let Some(url) = &req.url {
+        if req.url.is_some() || req.size.is_some() {
             let pages = browser.pages(deadline).await?;
             let target = match pages.first() {
                 Some(t) => t.target_id.clone(),
@@ -324,11 +344,45 @@ impl BrowserControl for CdpBackend {
                         .target_id
                 }
             };
-            let page = browser.page(&target, deadline).await?;
-            page.navigate(&Navigation::Url(url.clone()), deadline)
-                .await?;
+            if let Some(url) = &req.url {
+                let page = browser.page(&target, deadline).await?;
+                page.navigate(&Navigation::Url(url.clone()), deadline)
+                    .await?;
+            }
+            // Headed, the window holds the tab strip and toolbar too: resize it around the
+            // viewport asked for (headless, `--window-size` alone gives it).
+            if let Some(size) = req.size {
+                tabs::fit_viewport(&browser, &target, size, deadline).await?;
+            }
         }
         Ok(roots::list(&browser, deadline).await?)
+    }
+
+    async fn new_page(
+        &self,
+        near: Option<&RootInfo>,
+        url: &str,
+        deadline: Deadline,
+    ) -> Result<RootInfo> {
+        check_url(url)?;
+        let browser = match near {
+            Some(root) => self.page(root, deadline).await?.0,
+            None => self
+                .browsers()
+                .into_iter()
+                .find(|b| !b.client.is_closed())
+                .ok_or_else(|| {
+                    Error::new(ErrorCode::RootNotFound, "no browser is connected")
+                        .with_hint("launch_browser first")
+                })?,
+        };
+        let target = tabs::open(&browser, url, deadline).await?;
+        let listed = roots::list(&browser, deadline.cap(Duration::from_secs(5))).await?;
+        let key = roots::key(&browser.id, &target);
+        listed
+            .into_iter()
+            .find(|r| r.key == key)
+            .ok_or_else(|| Error::new(ErrorCode::TargetClosed, "the new page closed at once"))
     }
 
     async fn navigate(

@@ -40,15 +40,16 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// Launches Chromium and connects to it.
+    /// Launches Chromium (its window `size`) and connects to it.
     pub async fn launch(
         chromium: &Path,
         headless: bool,
         accessibility: bool,
+        size: (u32, u32),
         deadline: Deadline,
     ) -> CdpResult<Browser> {
         let (mut launched, url) =
-            Launched::start(chromium, headless, accessibility, deadline).await?;
+            Launched::start(chromium, headless, accessibility, size, deadline).await?;
         match Client::connect(&url, deadline).await {
             Ok(client) => {
                 let pid = Some(launched.pid());

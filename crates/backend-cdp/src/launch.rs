@@ -30,8 +30,10 @@ const FLAGS: &[&str] = &[
     "--password-store=basic",
     "--remote-debugging-port=0",
     "--remote-debugging-address=127.0.0.1",
-    "--window-size=1280,720",
 ];
+
+/// The window size when the caller asks for none.
+pub const DEFAULT_SIZE: (u32, u32) = (1280, 720);
 
 /// A Chromium this crate started: its process and its private profile directory.
 ///
@@ -53,10 +55,13 @@ impl Launched {
     /// `std/vec/struct.Vec.html` that blocks the page's main thread for 0.8–2 s after the load
     /// event (measured: `Page.createIsolatedWorld` waits 805–861 ms one second after load with
     /// the flag, 2–11 ms without), which delays the first observation by as much.
+    ///
+    /// `size` is the window's (`--window-size`); headless, that is the viewport too.
     pub async fn start(
         chromium: &Path,
         headless: bool,
         accessibility: bool,
+        size: (u32, u32),
         deadline: Deadline,
     ) -> CdpResult<(Launched, String)> {
         if !chromium.exists() {
@@ -73,6 +78,7 @@ impl Launched {
         let mut cmd = Command::new(chromium);
         cmd.args(FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--window-size={},{}", size.0, size.1))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log))

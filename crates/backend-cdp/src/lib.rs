@@ -18,6 +18,8 @@
 //! - `frames`: cross-origin frames read as documents of their own (in-process or out of
 //!   process), remembered per top page so refs inside them act in the right world.
 //! - `roots`: pages as [`RootInfo`](uidriver_core::RootInfo)s.
+//! - `tabs`: pages opened by a step waited for until loaded, new tabs, closing a page, sizing
+//!   the viewport.
 //! - `walker.js` + `extract`: the in-page walker and its rows turned into a snapshot; the
 //!   viewport-to-screen mapping.
 //! - `capture`: the viewport's pixels as core's `RawImage`.
@@ -50,6 +52,7 @@ mod launch;
 mod page;
 mod protocol;
 mod roots;
+mod tabs;
 
 pub use backend::{check_url, CdpBackend, CdpConfig};
 pub use error::CdpError;

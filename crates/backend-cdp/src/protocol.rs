@@ -253,6 +253,16 @@ pub struct Created {
 }
 command!(CreateTarget<'_>, "Target.createTarget", Created);
 
+/// `Target.closeTarget`: closes a page as its tab's close button would (its `beforeunload`
+/// handler may keep it open behind a dialog).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseTarget<'a> {
+    /// Page.
+    pub target_id: &'a str,
+}
+command!(CloseTarget<'_>, "Target.closeTarget", Empty);
+
 /// `Browser.getWindowForTarget`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -264,6 +274,8 @@ pub struct GetWindowForTarget<'a> {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WindowForTarget {
+    /// The browser window holding the page.
+    pub window_id: i64,
     /// The window's bounds.
     pub bounds: WindowBounds,
 }
@@ -287,6 +299,25 @@ command!(
     "Browser.getWindowForTarget",
     WindowForTarget
 );
+
+/// `Browser.setWindowBounds`: resizes a browser window (its state must be `normal`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetWindowBounds {
+    /// The window.
+    pub window_id: i64,
+    /// The new size.
+    pub bounds: WindowSize,
+}
+/// A window size for [`SetWindowBounds`].
+#[derive(Serialize)]
+pub struct WindowSize {
+    /// Width, pixels.
+    pub width: i64,
+    /// Height, pixels.
+    pub height: i64,
+}
+command!(SetWindowBounds, "Browser.setWindowBounds", Empty);
 
 // ---- Page ----
 

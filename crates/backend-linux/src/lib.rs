@@ -63,7 +63,7 @@ use async_trait::async_trait;
 use tracing::debug;
 use uidriver_core::{
     Backend, Deadline, Error, ErrorCode, Node, ObserveRequest, RawImage, Result, RootInfo,
-    Snapshot, State, TextSlice,
+    RootKind, Snapshot, State, TextSlice,
 };
 
 pub use error::LinuxError;
@@ -528,6 +528,35 @@ impl Backend for LinuxBackend {
             return Ok(());
         };
         let _ = tokio::time::timeout(deadline.remaining(), events::next_from(&mut rx, &bus)).await;
+        Ok(())
+    }
+
+    /// Politely, through the window manager (`x11/ewmh.rs`, `request_close`); never a kill.
+    async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
+        let x =
+            self.inner.x11.as_ref().ok_or_else(|| {
+                Error::from(LinuxError::NoDisplay("no DISPLAY configured".into()))
+            })?;
+        let window = root.window_id.and_then(|w| u32::try_from(w).ok());
+        let Some(w) = window.filter(|_| !matches!(root.kind, RootKind::Menu | RootKind::Popover))
+        else {
+            return Err(Error::unsupported(format!(
+                "{} \"{}\" has no window of its own to close",
+                root.kind.as_str(),
+                root.title
+            ))
+            .with_hint("Dismiss it with act_ui (keypress Escape, or its own Close button)."));
+        };
+        if !x
+            .run(deadline, move |c| x11::ewmh::request_close(c, w))
+            .await?
+        {
+            return Err(Error::unsupported(format!(
+                "window \"{}\" does not accept a polite close request (no WM_DELETE_WINDOW); nothing was sent",
+                root.title
+            ))
+            .with_hint("Use the app's own Close or Quit control with act_ui."));
+        }
         Ok(())
     }
 

@@ -42,45 +42,44 @@ pub enum Scalar {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RawStep {
-    /// What the step does; it decides which other fields apply.
+    /// Step kind; it decides which fields apply.
     #[schemars(with = "ActionKind")]
     pub action: String,
-    /// The element (`@eN`) of the state the call names.
+    /// Element (@eN) of the state.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
-    /// Horizontal pixel in the state's image (click, scroll, moveMouse, hover).
+    /// Image pixel (click, scroll, moveMouse, hover).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
-    /// Vertical pixel in the state's image.
+    /// Image pixel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
-    /// Mouse button for click/drag (default left).
+    /// For click/drag (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Button>")]
     pub button: Option<String>,
-    /// Click count 1–3 (double, triple click).
+    /// Clicks, 1–3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
-    /// Text for setText (replaces) and typeText (inserts at the caret).
+    /// For setText (replaces) or typeText (at the caret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Key chords for keypress: "ctrl+s", "ctrl+a Delete" (chords separated by spaces) or a
-    /// list, ["shift+Tab", "Return"].
+    /// keypress chords: "ctrl+s", "ctrl+a Delete" or a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Keys>,
-    /// Option label or value for select; number for setValue.
+    /// select: option label or value; setValue: number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Scalar>,
-    /// Horizontal scroll amount in steps (positive: right).
+    /// Scroll steps (positive: right).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_x: Option<i32>,
-    /// Vertical scroll amount in steps (positive: down).
+    /// Scroll steps (positive: down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_y: Option<i32>,
-    /// Points for drag (2–50), in the state's image pixels.
+    /// Drag points (2–50), image pixels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<Point>>,
-    /// Milliseconds for wait (0–30000).
+    /// For wait, ms (0–30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
 }

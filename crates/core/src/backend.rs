@@ -139,6 +139,8 @@ pub struct LaunchRequest {
     pub headless: bool,
     /// Attach to this existing CDP endpoint (`http://127.0.0.1:9222`) instead of launching.
     pub endpoint: Option<String>,
+    /// The viewport of its pages in CSS pixels (width, height); `None`: the backend's default.
+    pub size: Option<(u32, u32)>,
 }
 
 /// Observation and action on roots.
@@ -212,6 +214,17 @@ pub trait Backend: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Asks a root to close the way its user would: a page through its browser, a window
+    /// through its window manager, which asks the application (so unsaved work may raise a
+    /// "save changes?" dialog instead). Never kills a process. Returns once the request was
+    /// sent; whether the root closed is for the caller to see by listing roots again.
+    async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
+        let _ = (root, deadline);
+        Err(Error::unsupported(
+            "closing roots is not supported by this backend",
+        ))
+    }
+
     /// Captures the pixels of a root.
     async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
         let _ = (root, deadline);
@@ -243,6 +256,19 @@ pub trait BrowserControl: Send + Sync {
         nav: Navigation,
         deadline: Deadline,
     ) -> Result<RootInfo>;
+    /// Opens a new page (a tab) at `url` in the browser of `near` (`None`: the first browser)
+    /// and waits for it to load; returns the page as listed afterwards.
+    async fn new_page(
+        &self,
+        near: Option<&RootInfo>,
+        url: &str,
+        deadline: Deadline,
+    ) -> Result<RootInfo> {
+        let _ = (near, url, deadline);
+        Err(Error::unsupported(
+            "opening pages is not supported by this backend",
+        ))
+    }
     /// Evaluates an expression in the page; the result as JSON.
     async fn evaluate(
         &self,

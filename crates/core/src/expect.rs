@@ -21,7 +21,7 @@ pub struct Expect {
     /// Text that must appear (case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Role that must appear (search_ui's role list).
+    /// Role that must appear (see search_ui).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// Value that ref (or any element) must have.

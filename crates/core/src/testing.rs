@@ -3,8 +3,9 @@
 //! tool backend.
 //!
 //! Apps are little trees whose buttons do things: `Increment` bumps a `Count: N` label, `Close`
-//! closes the root, `Open dialog` adds a modal dialog root. Every delivery is logged with a
-//! timestamp so tests can prove what was (or was not) sent, and when.
+//! closes the root, `Open dialog` adds a modal dialog root; asking a root whose title starts
+//! with `*` to close (`close_root`) opens a "Save changes?" dialog instead. Every delivery is
+//! logged with a timestamp so tests can prove what was (or was not) sent, and when.
 
 use crate::{DeliveryMethod, GroundingMethod, VerificationMethod};
 use std::sync::Mutex;
@@ -96,6 +97,12 @@ fn info(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo
         window_id: Some(pid as u64 * 16),
         url: None,
     }
+}
+
+/// A root of this backend (pid-based lane, 400x300 at the origin); give it to
+/// [`MemoryBackend::add_root`].
+pub fn mem_root(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> RootInfo {
+    info(key, app, pid, kind, title)
 }
 
 /// Builds a flat app: a window with the given children.
@@ -319,6 +326,43 @@ impl Backend for MemoryBackend {
             .filter(|r| !r.closed)
             .map(|r| r.info.clone())
             .collect())
+    }
+
+    /// A root whose title starts with `*` (an editor's mark for unsaved work) stays open and
+    /// a modal "Save changes?" dialog of its app appears, as a text editor answers a close
+    /// request; any other root closes.
+    async fn close_root(&self, root: &RootInfo, _deadline: Deadline) -> Result<()> {
+        self.record("close_root");
+        let unsaved = root.title.starts_with('*');
+        let mut roots = lock(&self.roots);
+        let Some(r) = roots
+            .iter_mut()
+            .find(|r| r.info.key == root.key && !r.closed)
+        else {
+            return Err(Error::new(ErrorCode::TargetClosed, "the root is gone"));
+        };
+        if !unsaved {
+            r.closed = true;
+            return Ok(());
+        }
+        let pid = r.info.pid.unwrap_or(0);
+        let key = format!("{}:save", root.key);
+        if !roots.iter().any(|r| r.info.key == key && !r.closed) {
+            let nodes = app_nodes(
+                "Save changes?",
+                vec![
+                    MemNode::new(Role::Button, "Don't Save"),
+                    MemNode::new(Role::Button, "Save"),
+                ],
+            );
+            let info = info(&key, &root.app, pid, RootKind::Dialog, "Save changes?");
+            roots.push(MemRoot {
+                info,
+                nodes,
+                closed: false,
+            });
+        }
+        Ok(())
     }
 
     async fn observe(

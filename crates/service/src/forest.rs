@@ -9,6 +9,22 @@ use uidriver_core::{Deadline, Error, ErrorCode, RootInfo, RootKind, RootRef};
 
 use crate::Service;
 
+/// Roots of `after` missing from `before` (opened) and of `before` missing from `after` (gone).
+pub(crate) fn root_changes<'a>(
+    before: &'a [Listed],
+    after: &'a [Listed],
+) -> (Vec<&'a Listed>, Vec<&'a Listed>) {
+    let opened = after
+        .iter()
+        .filter(|l| !before.iter().any(|b| b.r == l.r))
+        .collect();
+    let gone = before
+        .iter()
+        .filter(|b| !after.iter().any(|l| l.r == b.r))
+        .collect();
+    (opened, gone)
+}
+
 /// One listed root.
 #[derive(Clone, Debug)]
 pub struct Listed {
@@ -52,6 +68,21 @@ impl Service {
         pair_browser_windows(&mut listed);
         self.persist_ids();
         (listed, issues)
+    }
+
+    /// The listed roots of the app showing `info`: of its backend, and of its lane or its
+    /// process (so pages of one browser count together: a popup of a page is a root of its
+    /// app).
+    pub(crate) async fn app_roots(&self, info: &RootInfo, deadline: Deadline) -> Vec<Listed> {
+        let (listed, _) = self.list_roots(deadline).await;
+        listed
+            .into_iter()
+            .filter(|l| {
+                l.info.backend == info.backend
+                    && (l.info.resource == info.resource
+                        || (info.pid.is_some() && l.info.pid == info.pid))
+            })
+            .collect()
     }
 
     /// The root named by ref, or the single root matching app/title text; `ambiguous_target`

@@ -244,6 +244,55 @@ mod tool_loop {
         let again = call(&svc, "observe_ui", json!({ "root": root })).await;
         assert_eq!(code(&again), "target_closed");
     }
+
+    /// `close_root` judges by the listing: a window with nothing unsaved is gone; one with
+    /// unsaved work (the memory backend's `*` title) stays and its "Save changes?" dialog is
+    /// reported as a new root.
+    #[tokio::test]
+    async fn close_root_reports_closed_or_the_dialog_that_asks_first() {
+        use uidriver_core::testing::{app_nodes, mem_root, MemNode};
+        use uidriver_core::{Role, RootKind};
+        let mem = Arc::new(MemoryBackend::sample());
+        mem.add_root(
+            mem_root("mem:draft", "Writer", 400, RootKind::Window, "*Draft"),
+            app_nodes("*Draft", vec![MemNode::new(Role::Text, "Body")]),
+        );
+        let svc = service(mem.clone());
+        let counter = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &counter).await);
+        let r = call(&svc, "close_root", json!({ "root": counter })).await;
+        assert!(!r.is_error, "{}", r.text);
+        assert_eq!(r.structured["closed"], true, "{}", r.text);
+        assert!(r.text.starts_with("closed @r"), "{}", r.text);
+        let left = call(&svc, "find_roots", json!({ "app": "Counter" })).await;
+        assert_eq!(left.structured["total"], 0, "{}", left.text);
+        // Closing changed the app: its states are stale for writes, and the root is gone.
+        let inc = find(&svc, &s1, "Increment").await;
+        let stale = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "press", "ref": inc }] }),
+        )
+        .await;
+        assert_eq!(code(&stale), "stale_state", "{}", stale.text);
+        let again = call(&svc, "close_root", json!({ "root": counter })).await;
+        assert_eq!(code(&again), "target_closed", "{}", again.text);
+
+        let draft = root_of(&svc, "Writer").await;
+        let r = call(&svc, "close_root", json!({ "root": draft })).await;
+        assert!(!r.is_error, "{}", r.text);
+        assert_eq!(r.structured["closed"], false, "{}", r.text);
+        let opened = r.structured["rootChanges"]["opened"].as_array().unwrap();
+        assert_eq!(opened.len(), 1, "{}", r.text);
+        assert_eq!(opened[0]["title"], "Save changes?");
+        assert!(r.text.contains("still open"), "{}", r.text);
+        assert!(r.text.contains("+ root @r"), "{}", r.text);
+        let still = call(&svc, "find_roots", json!({ "app": "Writer" })).await;
+        assert_eq!(still.structured["total"], 2, "{}", still.text);
+
+        let bad = call(&svc, "close_root", json!({ "root": draft, "timeoutMs": 1 })).await;
+        assert_eq!(code(&bad), "invalid_args", "{}", bad.text);
+    }
 }
 
 mod states_and_lanes {

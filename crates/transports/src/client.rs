@@ -395,6 +395,7 @@ const RETRIES: u32 = 3;
 /// twice). Every other tool only reads.
 const ACTING_TOOLS: &[&str] = &[
     "act_ui",
+    "close_root",
     "desktop_input",
     "launch_browser",
     "navigate_browser",

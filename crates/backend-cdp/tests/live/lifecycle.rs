@@ -23,6 +23,7 @@ fn two_browsers_closed_page_and_killed_browser() {
                 url: Some(url),
                 headless: true,
                 endpoint: None,
+                size: None,
             };
             let second = b
                 .launch(headless_at(env.server.url("/a.html")), deadline())
@@ -147,6 +148,7 @@ fn launch_failure_is_backend_unavailable() {
                     url: None,
                     headless: true,
                     endpoint: None,
+                    size: None,
                 },
                 deadline(),
             )
@@ -161,6 +163,7 @@ fn launch_failure_is_backend_unavailable() {
                     url: Some("javascript:1".into()),
                     headless: true,
                     endpoint: None,
+                    size: None,
                 },
                 deadline(),
             )

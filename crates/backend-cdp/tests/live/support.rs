@@ -189,6 +189,7 @@ impl Env {
                     url: None,
                     headless: true,
                     endpoint: None,
+                    size: None,
                 },
                 deadline(),
             )

@@ -31,6 +31,9 @@ x11rb::atom_manager! {
         _NET_WM_WINDOW_TYPE_DIALOG,
         _NET_WM_WINDOW_TYPE_NORMAL,
         _NET_SUPPORTING_WM_CHECK,
+        _NET_CLOSE_WINDOW,
+        WM_PROTOCOLS,
+        WM_DELETE_WINDOW,
         _GTK_FRAME_EXTENTS,
         UTF8_STRING,
     }

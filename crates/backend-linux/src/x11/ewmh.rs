@@ -230,6 +230,42 @@ pub(crate) fn request_activate(x: &XConn, w: Window) -> Result<(), LinuxError> {
     Ok(())
 }
 
+/// Asks politely for `w` to close, as its title bar's close button would: EWMH
+/// `_NET_CLOSE_WINDOW` to the window manager (which sends the client `WM_DELETE_WINDOW`), or
+/// `WM_DELETE_WINDOW` straight to the client when no window manager runs. The application
+/// decides: it may close, or ask first ("save changes?"). Returns false, sending nothing, for a
+/// window that does not take `WM_DELETE_WINDOW` (ICCCM 4.2.8.1): openbox answers
+/// `_NET_CLOSE_WINDOW` for such a window with `XKillClient`, which ends the app unasked.
+pub(crate) fn request_close(x: &XConn, w: Window) -> Result<bool, LinuxError> {
+    use x11rb::protocol::xproto::{ClientMessageEvent, EventMask};
+    let a = &x.atoms;
+    let protocols = prop(&x.conn, w, a.WM_PROTOCOLS, AtomEnum::ATOM, 32)?;
+    let check = prop(
+        &x.conn,
+        x.root(),
+        a._NET_SUPPORTING_WM_CHECK,
+        AtomEnum::WINDOW,
+        1,
+    )?;
+    if !u32s(protocols.reply().ok()).contains(&a.WM_DELETE_WINDOW) {
+        return Ok(false);
+    }
+    let has_wm = !u32s(check.reply().ok()).is_empty();
+    // Timestamp 0 is CurrentTime; source indication 2: a tool acting for the user.
+    if has_wm {
+        let ev = ClientMessageEvent::new(32, w, a._NET_CLOSE_WINDOW, [0u32, 2, 0, 0, 0]);
+        let mask = EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY;
+        x.conn.send_event(false, x.root(), mask, ev).map_err(xerr)?;
+    } else {
+        let ev = ClientMessageEvent::new(32, w, a.WM_PROTOCOLS, [a.WM_DELETE_WINDOW, 0, 0, 0, 0]);
+        x.conn
+            .send_event(false, w, EventMask::NO_EVENT, ev)
+            .map_err(xerr)?;
+    }
+    x.conn.flush().map_err(xerr)?;
+    Ok(true)
+}
+
 /// Whether the X server knows an extension (by name).
 pub(crate) fn has_extension(x: &XConn, name: &'static str) -> bool {
     x.conn.extension_information(name).ok().flatten().is_some()

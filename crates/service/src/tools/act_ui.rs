@@ -20,7 +20,7 @@ use uidriver_core::{
     RootInfo, RootKind, RootRef, State, StateId, Step, StepReport,
 };
 
-use crate::forest::Listed;
+use crate::forest::{root_changes, Listed};
 use crate::look::{LookSpec, Mode};
 use crate::render::{root_line, root_out, state_out, RootOut, StateOut};
 use crate::tools::observe_ui::full_view;
@@ -37,7 +37,7 @@ pub struct Args {
     /// Postcondition to wait for after the steps.
     #[serde(default)]
     pub expect: Option<Expect>,
-    /// Forbid pointer, keyboard and focus changes (such steps fail, nothing sent).
+    /// No pointer, keyboard or focus changes (such steps fail unsent).
     #[serde(default)]
     pub headless: bool,
     /// Deadline, ms (default 30000, max 120000).
@@ -147,7 +147,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let guard = svc.lanes.enter(&info.resource).await;
     guard.check(base.epoch)?;
     frame_lease(svc, &base, &steps, deadline).await?;
-    let before = app_roots(svc, &info, deadline).await;
+    let before = svc.app_roots(&info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
     let reports = backend
         .act(
@@ -327,7 +327,7 @@ async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<Aft
     // One listing per look serves both finding the root again and the root changes.
     let mut after: Vec<Listed>;
     loop {
-        after = app_roots(svc, info, deadline).await;
+        after = svc.app_roots(info, deadline).await;
         let Some(now_info) = after
             .iter()
             .find(|l| l.info.key == info.key)
@@ -396,15 +396,6 @@ async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<Aft
     })
 }
 
-/// Roots of the same process (or the same browser target) as `info`.
-async fn app_roots(svc: &Service, info: &RootInfo, deadline: Deadline) -> Vec<Listed> {
-    let (listed, _) = svc.list_roots(deadline).await;
-    listed
-        .into_iter()
-        .filter(|l| l.info.backend == info.backend && l.info.resource == info.resource)
-        .collect()
-}
-
 #[allow(clippy::too_many_arguments)]
 fn render(
     svc: &Service,
@@ -426,14 +417,7 @@ fn render(
         .or_else(|| (reports.len() < nsteps).then_some(reports.len()));
 
     // Root changes within the app.
-    let opened: Vec<&Listed> = after
-        .iter()
-        .filter(|l| !before.iter().any(|b| b.r == l.r))
-        .collect();
-    let gone: Vec<&Listed> = before
-        .iter()
-        .filter(|b| !after.iter().any(|l| l.r == b.r))
-        .collect();
+    let (opened, gone) = root_changes(before, after);
     let successors: Vec<&&Listed> = opened
         .iter()
         .filter(|l| !matches!(l.info.kind, RootKind::Menu | RootKind::Popover))
@@ -477,16 +461,7 @@ fn render(
             verdict: v,
             condition: a.expect.as_ref().map(|e| e.describe()),
         }),
-        root_changes: RootChanges {
-            opened: opened
-                .iter()
-                .map(|l| root_out(l.r, &l.info, l.same_as))
-                .collect(),
-            closed: gone
-                .iter()
-                .map(|l| root_out(l.r, &l.info, l.same_as))
-                .collect(),
-        },
+        root_changes: RootChanges::of(&opened, &gone),
         target_closed: cause.map(|cause| TargetClosed {
             code: ErrorCode::TargetClosed.as_str().to_string(),
             cause: cause.to_string(),
@@ -592,6 +567,16 @@ fn roots_text(
         }
         text.push('\n');
     }
+    change_lines(opened, gone, base.root, text);
+}
+
+/// `+ root …` for each opened root, `- root …` for each gone one but `except`.
+pub(crate) fn change_lines(
+    opened: &[&Listed],
+    gone: &[&Listed],
+    except: RootRef,
+    text: &mut String,
+) {
     for l in opened {
         let front = if l.info.modal {
             " · a modal surface is now in front"
@@ -600,8 +585,23 @@ fn roots_text(
         };
         text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
     }
-    for l in gone.iter().filter(|l| l.r != base.root) {
+    for l in gone.iter().filter(|l| l.r != except) {
         text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
+    }
+}
+
+impl RootChanges {
+    /// The structured form of opened and gone roots.
+    pub(crate) fn of(opened: &[&Listed], gone: &[&Listed]) -> Self {
+        let out = |ls: &[&Listed]| {
+            ls.iter()
+                .map(|l| root_out(l.r, &l.info, l.same_as))
+                .collect()
+        };
+        RootChanges {
+            opened: out(opened),
+            closed: out(gone),
+        }
     }
 }
 

@@ -25,19 +25,22 @@ pub struct LaunchArgs {
     /// First page (http, https, file).
     #[serde(default)]
     pub url: Option<String>,
-    /// No window (default: headed if there is a display).
+    /// No window (default: if no display).
     #[serde(default)]
     pub headless: Option<bool>,
-    /// Attach to this browser (http://host:port) instead.
+    /// Attach to this CDP endpoint instead.
     #[serde(default)]
     pub endpoint: Option<String>,
+    /// Viewport, e.g. 1024x768.
+    #[serde(default)]
+    pub size: Option<String>,
 }
 
-/// Arguments of `navigate_browser`: exactly one of url, back, forward, reload.
+/// Arguments of `navigate_browser`: exactly one of url, back, forward, reload; or newTab with url.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NavigateArgs {
-    /// Page root (@rN), or give stateId.
+    /// Page (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
     /// A state of the page.
@@ -55,6 +58,9 @@ pub struct NavigateArgs {
     /// Reload.
     #[serde(default)]
     pub reload: bool,
+    /// Open url in a new tab.
+    #[serde(default)]
+    pub new_tab: bool,
     /// Deadline, ms (default 15000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -64,13 +70,13 @@ pub struct NavigateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EvaluateArgs {
-    /// Page root (@rN), or give stateId.
+    /// Page (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
     /// A state of the page.
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// JavaScript expression (promises are awaited).
+    /// JavaScript (promises are awaited).
     pub expression: String,
 }
 
@@ -119,6 +125,24 @@ pub(crate) fn check_url(field: &str, url: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// `WIDTHxHEIGHT` in CSS pixels, each 100 to 8192.
+fn parse_size(s: &str) -> Result<(u32, u32), Error> {
+    let bad = || {
+        Error::invalid(
+            "size",
+            "expected WIDTHxHEIGHT, each 100 to 8192 (e.g. 1024x768)",
+        )
+    };
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let px = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (100..=8192).contains(n))
+    };
+    Ok((px(w).ok_or_else(bad)?, px(h).ok_or_else(bad)?))
+}
+
 fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
     svc.browser()
 }
@@ -163,6 +187,7 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
             ));
         }
     }
+    let size = a.size.as_deref().map(parse_size).transpose()?;
     let bc = browser_control(svc)?;
     let deadline = Deadline::after(Duration::from_secs(30));
     let pages = bc
@@ -173,6 +198,7 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
                     .headless
                     .unwrap_or_else(|| std::env::var_os("DISPLAY").is_none()),
                 endpoint: a.endpoint.clone(),
+                size,
             },
             deadline,
         )
@@ -190,6 +216,9 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
 }
 
 pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
+    if a.new_tab {
+        return new_tab(svc, a).await;
+    }
     let chosen = [a.url.is_some(), a.back, a.forward, a.reload]
         .iter()
         .filter(|b| **b)
@@ -239,6 +268,50 @@ pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResul
         info.url.clone().unwrap_or_default(),
         view.text
     );
+    Ok(view)
+}
+
+/// `navigate_browser {newTab: true, url}`: a new page in the browser of `root` (else the first
+/// browser), registered as a root and observed.
+async fn new_tab(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
+    let Some(url) = a
+        .url
+        .as_deref()
+        .filter(|_| !(a.back || a.forward || a.reload))
+    else {
+        return Err(Error::invalid(
+            "newTab",
+            "give url with newTab, and none of back, forward, reload",
+        ));
+    };
+    check_url("url", url)?;
+    let near = match (a.root, a.state_id) {
+        (None, None) => None,
+        (r, s) => Some(page_root(svc, r, s)?.1),
+    };
+    let bc = browser_control(svc)?;
+    let deadline = Deadline::after(Duration::from_millis(
+        a.timeout_ms.unwrap_or(15_000).clamp(500, 120_000),
+    ));
+    let info = bc.new_page(near.as_ref(), url, deadline).await?;
+    let r = svc.roots.register(info.clone());
+    svc.persist_ids();
+    let guard = svc.lanes.enter(&info.resource).await;
+    let state = svc
+        .look(
+            LookSpec {
+                root: r,
+                info: &info,
+                epoch: guard.epoch(),
+                mode: Mode::Semantic,
+                successor_of: None,
+            },
+            deadline.cap(svc.config.observe_timeout),
+        )
+        .await?;
+    drop(guard);
+    let mut view = full_view(svc, &state, None);
+    view.text = format!("+ root {}\n{}", root_line(r, &info), view.text);
     Ok(view)
 }
 

@@ -67,7 +67,7 @@ pub struct DesktopAction {
     /// left (default), right, middle.
     #[serde(default)]
     pub button: Option<String>,
-    /// Click count 1–3.
+    /// Clicks, 1–3.
     #[serde(default)]
     pub count: Option<u8>,
     /// Wheel steps (positive: right).

@@ -17,7 +17,7 @@ pub struct Args {
     /// Title or app matches this.
     #[serde(default)]
     pub text: Option<String>,
-    /// App name contains this (case-insensitive).
+    /// App name contains this.
     #[serde(default)]
     pub app: Option<String>,
     /// Process id.

@@ -4,6 +4,7 @@
 
 mod act_ui;
 mod browser;
+mod close_root;
 mod desktop;
 mod expand_ui;
 mod find_roots;
@@ -116,7 +117,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_roots",
         title: "Find windows and pages",
-        description: "List open windows, dialogs, menus, popovers and browser pages as roots (@rN, stable while the daemon runs), best first. Start here, then observe_ui a root.",
+        description: "List windows, dialogs, menus, popovers and pages as roots (@rN, stable while the daemon runs), best first. Start here.",
         hints: READ,
         schema: input::<find_roots::Args>,
         output_schema: output::<find_roots::Output>,
@@ -124,7 +125,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "observe_ui",
         title: "Observe a window or page",
-        description: "Observe one root into a new state (sN): a folded outline of its elements with refs (@eN) valid in that state. Then search_ui, expand_ui, inspect_ui the state rather than observing again.",
+        description: "Observe a root into a new state (sN): a folded outline with refs (@eN). Then search_ui, expand_ui, inspect_ui that state rather than re-observing.",
         hints: READ,
         schema: input::<observe_ui::Args>,
         output_schema: output::<observe_ui::Output>,
@@ -132,7 +133,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "search_ui",
         title: "Search a state",
-        description: "Ranked matches in a stored state (no live access) by text, role and capability, each with ref, role, name, value, states and path.",
+        description: "Ranked matches in a stored state (no live access) by text, role, capability: ref, role, name, value, states, path.",
         hints: READ,
         schema: input::<search_ui::Args>,
         output_schema: output::<search_ui::Output>,
@@ -148,7 +149,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "inspect_ui",
         title: "Inspect an element",
-        description: "Every field of one element of a stored state: role, name, value, states, actions, bounds, ids, text length, what was unread.",
+        description: "Every field of one element of a stored state: role, name, value, states, actions, bounds, ids, text length, unread parts.",
         hints: READ,
         schema: input::<inspect_ui::Args>,
         output_schema: output::<inspect_ui::Output>,
@@ -156,7 +157,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "act_ui",
         title: "Act on elements",
-        description: "Run 1-20 steps in order on one state, stopping at the first that did not work; semantic actions first, physical input only when allowed. Each step reports worked/didnt/unknown with grounding, delivery, verification. Returns the successor as a diff (or full view), the expect verdict and root changes.",
+        description: "Run 1-20 steps on one state, stopping at the first that fails; semantic first, physical input only if allowed. Each reports worked/didnt/unknown, grounding, delivery, verification; returns the successor (diff), expect verdict, root changes.",
         hints: WRITE,
         schema: input::<act_ui::Args>,
         output_schema: output::<act_ui::Output>,
@@ -164,7 +165,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "read_text",
         title: "Read an element's text",
-        description: "Read a character range of an element's text (long documents, shortened values).",
+        description: "Read a character range of an element's text (long texts, shortened values).",
         hints: READ,
         schema: input::<read_text::Args>,
         output_schema: output::<read_text::Output>,
@@ -172,15 +173,23 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "wait_for",
         title: "Wait for a condition",
-        description: "Wait until text, a role or a value appears (gone: true: disappears) in a root, driven by accessibility or page events. Returns the state where it held, else a timeout error.",
+        description: "Wait until text, a role or a value appears (gone: disappears) in a root; returns the state where it held, else timeout.",
         hints: READ,
         schema: input::<wait_for::Args>,
         output_schema: output::<wait_for::Output>,
     },
     ToolDef {
+        name: "close_root",
+        title: "Close a window or page",
+        description: "Close a window or page politely (never kills); says if it went or what asks first (a \"Save changes?\" root).",
+        hints: WRITE,
+        schema: input::<close_root::Args>,
+        output_schema: output::<close_root::Output>,
+    },
+    ToolDef {
         name: "launch_browser",
         title: "Launch or attach a browser",
-        description: "Start Chromium (fresh private profile, loopback DevTools; headed on a desktop, else headless), or attach to a CDP endpoint. Returns its pages as browser_page roots.",
+        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; returns its pages as browser_page roots.",
         hints: Hints {
             read_only: false,
             destructive: false,
@@ -192,7 +201,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "navigate_browser",
         title: "Navigate a page",
-        description: "Load a URL in a page, or go back, forward or reload; waits for load. Earlier states of the page go stale. Returns the new state.",
+        description: "Load a URL in a page or new tab, or go back, forward, reload; waits for load, returns the new state. Earlier states go stale.",
         hints: WEB_WRITE,
         schema: input::<browser::NavigateArgs>,
         output_schema: output::<observe_ui::Output>,
@@ -200,7 +209,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "evaluate_browser",
         title: "Run JavaScript in a page",
-        description: "Evaluate JavaScript in a page and return its JSON value (capped at 64 KiB). Needs a daemon started with --allow-evaluate.",
+        description: "Run JavaScript in a page; returns its JSON value (max 64 KiB). Needs a daemon with --allow-evaluate.",
         hints: WEB_WRITE,
         schema: input::<browser::EvaluateArgs>,
         output_schema: output::<browser::EvaluateOutput>,
@@ -208,7 +217,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "desktop_screenshot",
         title: "Screenshot the desktop",
-        description: "Screenshot the whole screen (scaled to fit 1366x768) as frame fN, optionally with OCR. For apps without usable accessibility.",
+        description: "Screenshot the whole screen (fit to 1366x768) as frame fN, optionally with OCR; for apps without accessibility.",
         hints: READ,
         schema: input::<desktop::ScreenshotArgs>,
         output_schema: output::<desktop::ScreenshotOutput>,
@@ -216,7 +225,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "desktop_input",
         title: "Raw desktop input",
-        description: "Raw input at pixels of a desktop_screenshot frame; nothing is sent (gui_frame_stale) if a window under a point moved since. Also activateApp and the clipboard (its text is untrusted). Returns a new screenshot.",
+        description: "Raw input at pixels of a desktop_screenshot frame, refused (gui_frame_stale) if a window under a point moved. Also activateApp, clipboard (untrusted text). Returns a new screenshot.",
         hints: WRITE,
         schema: input::<desktop::InputArgs>,
         output_schema: output::<desktop::InputOutput>,
@@ -333,6 +342,7 @@ pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
         "act_ui" => act_ui::check(&decode(args)?).map(drop),
         "read_text" => decode::<read_text::Args>(args).map(drop),
         "wait_for" => wait_for::expect_of(&decode(args)?).map(drop),
+        "close_root" => decode::<close_root::Args>(args).map(drop),
         "launch_browser" => decode::<browser::LaunchArgs>(args).map(drop),
         "navigate_browser" => decode::<browser::NavigateArgs>(args).map(drop),
         "evaluate_browser" => decode::<browser::EvaluateArgs>(args).map(drop),
@@ -366,6 +376,7 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "act_ui" => act_ui::run(svc, decode(args)?).await,
         "read_text" => read_text::run(svc, decode(args)?).await,
         "wait_for" => wait_for::run(svc, decode(args)?).await,
+        "close_root" => close_root::run(svc, decode(args)?).await,
         "launch_browser" => browser::launch(svc, decode(args)?).await,
         "navigate_browser" => browser::navigate(svc, decode(args)?).await,
         "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,

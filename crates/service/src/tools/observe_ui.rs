@@ -24,7 +24,7 @@ pub struct Args {
     /// Instead of root: title contains this.
     #[serde(default)]
     pub title: Option<String>,
-    /// semantic: tree; visual: + image, OCR; fused (default): image only if the tree is poor.
+    /// semantic: tree; visual: + image, OCR; fused (default): image if the tree is poor.
     #[serde(default)]
     pub mode: Mode,
     /// Most outline lines (default 150).

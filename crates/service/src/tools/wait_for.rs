@@ -33,7 +33,7 @@ pub struct Args {
     /// Text that must appear (case-insensitive).
     #[serde(default)]
     pub text: Option<String>,
-    /// Role that must appear (search_ui's role list).
+    /// Role that must appear (see search_ui).
     #[serde(default)]
     pub role: Option<String>,
     /// Value that ref (or any element) must have.
