@@ -1,5 +1,6 @@
 //! New pages are attached as the browser creates them (`Target.setAutoAttach` on the browser,
-//! pages only), held before their first script until their Page domain is on, then let go.
+//! pages only), held before their first script until `Page.enable` is sent on their session
+//! (the browser reads commands in order), then let go.
 //!
 //! Why: a page's renderer that waits in a JavaScript dialog answers no command, `Page.enable`
 //! included, and a dialog that opened before any session enabled the Page domain is never
@@ -78,25 +79,42 @@ pub(crate) async fn start(
 async fn adopt(client: Arc<Client>, pages: Pages, peers: Arc<Peers>, a: AttachedToTarget) {
     let (tid, session) = (a.target_info.target_id, a.session_id);
     let known = pages.lock().map(|m| m.contains_key(&tid)).unwrap_or(true);
-    if a.target_info.kind == "page" && !known {
+    let page = (a.target_info.kind == "page" && !known).then(|| {
         let dialogs = Dialogs::start(&client, &session, &peers);
-        let page = Arc::new(Page::new(client.clone(), &tid, session.clone(), dialogs));
-        match page.enable(Deadline::after(ENABLE_WAIT)).await {
-            Ok(()) => {
-                if let Ok(mut m) = pages.lock() {
-                    m.entry(tid).or_insert(page);
-                }
+        Arc::new(Page::new(client.clone(), &tid, session.clone(), dialogs))
+    });
+    let enable = async {
+        match &page {
+            Some(p) => p.enable(Deadline::after(ENABLE_WAIT)).await,
+            None => Ok(()),
+        }
+    };
+    let release = async {
+        if a.waiting_for_debugger {
+            let d = Deadline::after(ENABLE_WAIT);
+            if let Err(e) = client
+                .send(Some(&session), &RunIfWaitingForDebugger {}, d)
+                .await
+            {
+                tracing::debug!(error = %e, "a held page could not be let go");
             }
-            Err(e) => tracing::debug!(target = %tid, error = %e, "auto-attached page not enabled"),
         }
-    }
-    if a.waiting_for_debugger {
-        let d = Deadline::after(ENABLE_WAIT);
-        if let Err(e) = client
-            .send(Some(&session), &RunIfWaitingForDebugger {}, d)
-            .await
-        {
-            tracing::debug!(error = %e, "a held page could not be let go");
+    };
+    // `Page.enable` is queued first and the page let go without waiting for its reply: the
+    // browser turns the domain on (and so reports dialogs) as it reads the command, in order,
+    // but a page whose renderer is still starting (a `target=_blank` tab, opened without its
+    // opener in a new process) answers only once it runs: waiting first held it for
+    // ENABLE_WAIT (measured: 10 s, the tab blank all along).
+    let (enabled, ()) = tokio::join!(enable, release);
+    match (page, enabled) {
+        (Some(page), Ok(())) => {
+            if let Ok(mut m) = pages.lock() {
+                m.entry(tid).or_insert(page);
+            }
         }
+        (Some(_), Err(e)) => {
+            tracing::debug!(target = %tid, error = %e, "auto-attached page not enabled")
+        }
+        (None, _) => {}
     }
 }

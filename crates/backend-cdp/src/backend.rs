@@ -227,9 +227,9 @@ impl Backend for CdpBackend {
         }
         // The pages before the steps, so a page they open is waited for until it loaded: the
         // caller's listing right after then shows it with its title.
-        let before = browser.pages(deadline).await.unwrap_or_default();
+        let openings = tabs::Openings::watch(&browser, deadline).await;
         let reports = crate::act::run(&page, browser.headless, &req, deadline).await?;
-        tabs::settle_opened(&browser, &before, deadline).await;
+        openings.settle(&browser, &page, deadline).await;
         Ok(reports)
     }
 
@@ -241,7 +241,7 @@ impl Backend for CdpBackend {
             );
         }
         let (browser, page) = self.page(root, deadline).await?;
-        tabs::close(&browser, &page.target_id, deadline)
+        tabs::close(&browser, &page, deadline)
             .await
             .map_err(|e| Self::page_error(&browser, &page, e))
     }

@@ -321,6 +321,12 @@ command!(SetWindowBounds, "Browser.setWindowBounds", Empty);
 
 // ---- Page ----
 
+/// `Page.close`: closes the page as its tab's close button would, running its `beforeunload`
+/// handler (which may keep it open behind a "leave site?" dialog).
+#[derive(Serialize)]
+pub struct PageClose {}
+command!(PageClose, "Page.close", Empty);
+
 /// `Page.enable`.
 #[derive(Serialize)]
 pub struct PageEnable {}

@@ -9,7 +9,8 @@
 //! dead browsers), `page` (dynamic content,
 //! overlays, iframes), `navigation` (navigate/back/forward/reload, schemes, evaluate, waits),
 //! `rustdoc` (real pages nobody here wrote), `outline` (core integration: fold and search) and
-//! `dialog` (alert, confirm, prompt: roots of their own, answered, the page never blocked).
+//! `dialog` (alert, confirm, prompt: roots of their own, answered, the page never blocked),
+//! `tabs` (popups and `target=_blank` pages as roots, new tabs, closing, the launch size).
 
 mod support;
 
@@ -21,3 +22,4 @@ mod navigation;
 mod outline;
 mod page;
 mod rustdoc;
+mod tabs;
