@@ -1,6 +1,7 @@
 //! Browser pages through the whole service (issue 5's contract at the tool level): a page is a
 //! root beside desktop windows, observed, acted on with an `expect`, awaited with `wait_for`, and
-//! a navigation makes earlier states stale for writes. Headless Chromium, so no display needed.
+//! a navigation makes earlier states stale for writes; pages a page opens are roots of the act
+//! that opened them, closed with close_root. Headless Chromium, so no display needed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -257,6 +258,190 @@ fn a_page_dialog_is_a_new_root_answered_with_act_ui() {
             find(&svc, &s3, "prompt Grace").await;
             svc.shutdown().await;
             let _ = std::fs::remove_dir_all(&dir);
+        })
+        .await
+        .expect("test timed out");
+    });
+}
+
+/// Pages the test serves itself, over loopback HTTP: (path, HTML).
+const TABS: &[(&str, &str)] = &[
+    (
+        "/opener.html",
+        r#"<!doctype html><title>Opener</title>
+<a href="/tab.html" target="_blank">Open tab</a>
+<button onclick="window.open('/popup.html', 'pop', 'width=500,height=400')">Open popup</button>"#,
+    ),
+    (
+        "/tab.html",
+        "<!doctype html><title>Tab page</title><p>Body of the tab</p>",
+    ),
+    (
+        "/popup.html",
+        "<!doctype html><title>Popup page</title><p>Body of the popup</p>",
+    ),
+    (
+        "/third.html",
+        "<!doctype html><title>Third page</title><p>Body of the third</p>",
+    ),
+];
+
+/// A loopback HTTP server on its own thread answering GETs of `TABS`; its port.
+fn serve_tabs() -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut sock in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let n = sock.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]);
+            let path = head.split_whitespace().nth(1).unwrap_or("/");
+            let (status, body) = match TABS.iter().find(|(p, _)| *p == path) {
+                Some((_, html)) => ("200 OK", *html),
+                None => ("404 Not Found", "not found"),
+            };
+            let _ = write!(
+                sock,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+/// Presses the control named `label` in a new state of `page`; the act's result must list the
+/// page it opened as `+ root @rN browser_page "<title>"`. Returns that root.
+async fn open_page(svc: &Service, page: &str, label: &str, title: &str) -> String {
+    let s = ok(svc, "observe_ui", json!({ "root": page })).await["stateId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let control = find(svc, &s, label).await;
+    let res = call(
+        svc,
+        "act_ui",
+        json!({ "stateId": s, "actions": [{ "action": "press", "ref": control }] }),
+    )
+    .await;
+    let act = &res.structured;
+    assert_eq!(act["outcome"], "worked", "{}", res.text);
+    let opened = act["rootChanges"]["opened"].as_array().unwrap();
+    assert_eq!(opened.len(), 1, "{}", res.text);
+    assert_eq!(opened[0]["kind"], "browser_page");
+    let r = opened[0]["ref"].as_str().unwrap().to_string();
+    let line = format!("+ root {r} browser_page \"{title}\"");
+    assert!(res.text.contains(&line), "{line} in:\n{}", res.text);
+    r
+}
+
+/// Issue 16, tabs and popups through the service, against the test's own server: a
+/// `target=_blank` link and a `window.open` popup appear as `+ root` in the act that opened
+/// them and read with observe_ui; close_root closes them (gone from find_roots); a new tab by
+/// URL; the launch size is the page's viewport.
+#[test]
+fn popups_are_new_roots_that_read_and_close_root_closes_them() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let port = serve_tabs();
+            let url = |p: &str| format!("http://127.0.0.1:{port}{p}");
+            let cdp = Arc::new(CdpBackend::new(CdpConfig {
+                headless: Some(true),
+                ..CdpConfig::default()
+            }));
+            let svc = Service::new(
+                vec![cdp.clone() as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig {
+                    allow_evaluate: true,
+                    ..ServiceConfig::default()
+                },
+            );
+            let launched = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": url("/opener.html"), "headless": true, "size": "900x700" }),
+            )
+            .await;
+            let opener = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+            let vp = ok(
+                &svc,
+                "evaluate_browser",
+                json!({ "root": opener, "expression": "[innerWidth, innerHeight]" }),
+            )
+            .await;
+            assert_eq!(vp["result"], json!([900, 700]), "{vp}");
+
+            let tab = open_page(&svc, &opener, "Open tab", "Tab page").await;
+            let popup = open_page(&svc, &opener, "Open popup", "Popup page").await;
+            for (root, body) in [(&tab, "Body of the tab"), (&popup, "Body of the popup")] {
+                let o = look(&svc, root).await;
+                assert!(!o.is_error, "{}", o.text);
+                assert!(o.text.contains(body), "{}", o.text);
+            }
+            let listed = ok(
+                &svc,
+                "find_roots",
+                json!({ "kind": "browser_page", "includeHidden": true }),
+            )
+            .await;
+            assert_eq!(listed["total"], 3, "{listed}");
+
+            for root in [&tab, &popup] {
+                let c = call(&svc, "close_root", json!({ "root": root })).await;
+                assert!(!c.is_error, "{}", c.text);
+                assert_eq!(c.structured["closed"], true, "{}", c.text);
+                assert!(
+                    c.text.starts_with(&format!("closed {root} browser_page")),
+                    "{}",
+                    c.text
+                );
+                let o = look(&svc, root).await;
+                assert_eq!(o.structured["error"]["code"], "target_closed", "{}", o.text);
+            }
+            let listed = ok(
+                &svc,
+                "find_roots",
+                json!({ "kind": "browser_page", "includeHidden": true }),
+            )
+            .await;
+            assert_eq!(listed["total"], 1, "{listed}");
+            assert_eq!(listed["roots"][0]["ref"], opener.as_str());
+
+            // A new tab by URL: a new root, observed.
+            let nav = call(
+                &svc,
+                "navigate_browser",
+                json!({ "newTab": true, "url": url("/third.html") }),
+            )
+            .await;
+            assert!(!nav.is_error, "{}", nav.text);
+            let third = nav.structured["root"].as_str().unwrap().to_string();
+            assert_ne!(third, opener);
+            assert!(
+                nav.text
+                    .starts_with(&format!("+ root {third} browser_page \"Third page\"")),
+                "{}",
+                nav.text
+            );
+            assert!(nav.text.contains("Body of the third"), "{}", nav.text);
+            let bad = call(
+                &svc,
+                "navigate_browser",
+                json!({ "newTab": true, "back": true }),
+            )
+            .await;
+            assert_eq!(bad.structured["error"]["code"], "invalid_args");
+            svc.shutdown().await;
         })
         .await
         .expect("test timed out");
