@@ -1,6 +1,6 @@
-//! Live end-to-end tests of `act_ui` on the Linux backend (issue 4): real applications in a
-//! private desktop each test starts (uidriver-sandbox), driven through an in-process
-//! `Service` exactly as an agent drives it (`find_roots` → `observe_ui` → `search_ui` →
+//! Live end-to-end tests of `act_ui` (and `close_root`, issue 16) on the Linux backend (issue
+//! 4): real applications in a private desktop each test starts (uidriver-sandbox), driven
+//! through an in-process `Service` exactly as an agent drives it (`find_roots` → `observe_ui` → `search_ui` →
 //! `act_ui`). Every effect is judged independently of the tool's own report: a saved file's
 //! bytes, a fresh observation or `read_text`, a process exit status, or X events received by a
 //! probe window of the test's own.
@@ -1168,6 +1168,138 @@ fn a_click_on_a_covered_point_is_refused_by_the_hit_test() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+        },
+    );
+}
+
+/// The managed client windows as the window manager lists them (`_NET_CLIENT_LIST`),
+/// independent of uidriver.
+fn client_windows(display: &str) -> Vec<u32> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
+    let (c, screen) = x11rb::rust_connection::RustConnection::connect(Some(display)).expect("X");
+    let root = c.setup().roots[screen].root;
+    let atom = c
+        .intern_atom(false, b"_NET_CLIENT_LIST")
+        .expect("intern")
+        .reply()
+        .expect("atom")
+        .atom;
+    c.get_property(false, root, atom, AtomEnum::WINDOW, 0, 1024)
+        .expect("get_property")
+        .reply()
+        .expect("reply")
+        .value32()
+        .map(|v| v.collect())
+        .unwrap_or_default()
+}
+
+/// The X11 window id of a root, as find_roots gives it.
+async fn window_of(svc: &Service, pid: u32, root: &str) -> u32 {
+    let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
+    let w = v["roots"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["ref"] == root))
+        .and_then(|r| r["windowId"].as_str())
+        .unwrap_or_else(|| panic!("no window id for {root}: {v}"));
+    u32::from_str_radix(w.trim_start_matches("0x"), 16).expect("hex window id")
+}
+
+/// Issue 16: close_root asks politely (EWMH `_NET_CLOSE_WINDOW`). A mousepad window with
+/// nothing unsaved closes; one with unsaved text stays and its "save changes?" dialog is
+/// reported as a new root, which act_ui answers ("Don't Save"), and then the window goes.
+/// Judged by the window manager's own client list, and the app is never killed.
+#[test]
+fn close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one() {
+    live(
+        "close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one",
+        240,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let display = d.sb.display().to_string();
+            let svc = &d.svc;
+
+            // Nothing unsaved: the window closes.
+            let app = d.launch(&["mousepad"]).await;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let win = window_of(svc, app.pid, &root).await;
+            assert!(client_windows(&display).contains(&win));
+            let res = call(svc, "close_root", json!({ "root": root })).await;
+            eprintln!("--- close_root\n{}", res.text);
+            assert!(!res.is_error, "{}", res.text);
+            assert_eq!(res.structured["closed"], true, "{}", res.text);
+            assert!(!client_windows(&display).contains(&win), "still managed");
+            let o = call(svc, "observe_ui", json!({ "root": root })).await;
+            assert_eq!(o.structured["error"]["code"], "target_closed", "{}", o.text);
+
+            // Unsaved text: the window stays, the app asks.
+            let app = d.launch(&["mousepad"]).await;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            let win = window_of(svc, app.pid, &root).await;
+            let s0 = observe(svc, &root).await;
+            let view = one(
+                svc,
+                &s0,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let res = act(
+                svc,
+                &s0,
+                json!([
+                    { "action": "focus", "ref": r(&view) },
+                    { "action": "typeText", "text": "unsaved words" }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let res = call(svc, "close_root", json!({ "root": root })).await;
+            eprintln!("--- close_root\n{}", res.text);
+            assert!(!res.is_error, "{}", res.text);
+            assert_eq!(res.structured["closed"], false, "{}", res.text);
+            assert!(res.text.contains("is still open"), "{}", res.text);
+            let dialogs: Vec<String> = opened(&res)
+                .into_iter()
+                .filter(|(_, k)| k == "dialog")
+                .map(|(r, _)| r)
+                .collect();
+            assert_eq!(dialogs.len(), 1, "{}", res.text);
+            assert!(
+                res.text.contains(&format!("+ root {} dialog", dialogs[0])),
+                "{}",
+                res.text
+            );
+            assert!(client_windows(&display).contains(&win), "the window stays");
+            assert!(
+                std::path::Path::new(&format!("/proc/{}", app.pid)).exists(),
+                "the app was not killed"
+            );
+
+            // The dialog is answered like any root; then the window goes.
+            let ds = observe(svc, &dialogs[0]).await;
+            let dont = search(svc, &ds, json!({ "text": "Don't Save", "role": "button" }))
+                .await
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| panic!("no Don't Save button in {ds}"));
+            let res = act(
+                svc,
+                &ds,
+                json!([{ "action": "press", "ref": r(&dont) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let t0 = Instant::now();
+            while client_windows(&display).contains(&win) {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "the window did not close"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         },
     );
 }

@@ -1,8 +1,8 @@
 //! Tabs and popups (issue 16): a `target=_blank` link and a `window.open` popup are listed as
 //! page roots as soon as the press that opened them returns, with their loaded title, and
-//! their content reads; a page asked to close (`Page.close`) is gone from the listing; one with a
-//! `beforeunload` handler stays behind its "leave site?" dialog; a new tab opens by URL; a
-//! launch with a size gets that viewport, measured by the page itself.
+//! their content reads; a page asked to close (`Page.close`) is gone from the listing; one
+//! with a `beforeunload` handler stays behind its "leave site?" dialog; a new tab opens by
+//! URL; a launch with a size gets that viewport, measured by the page itself.
 
 use std::time::{Duration, Instant};
 
