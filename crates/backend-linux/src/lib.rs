@@ -552,7 +552,7 @@ impl Backend for LinuxBackend {
             .await?
         {
             return Err(Error::unsupported(format!(
-                "window \"{}\" does not accept a polite close request (no WM_DELETE_WINDOW); nothing was sent",
+                "window \"{}\" does not accept a polite close request (no WM_DELETE_WINDOW)",
                 root.title
             ))
             .with_hint("Use the app's own Close or Quit control with act_ui."));

@@ -1,9 +1,9 @@
 //! Live end-to-end tests of `act_ui` (and `close_root`, issue 16) on the Linux backend (issue
 //! 4): real applications in a private desktop each test starts (uidriver-sandbox), driven
-//! through an in-process `Service` exactly as an agent drives it (`find_roots` → `observe_ui` → `search_ui` →
-//! `act_ui`). Every effect is judged independently of the tool's own report: a saved file's
-//! bytes, a fresh observation or `read_text`, a process exit status, or X events received by a
-//! probe window of the test's own.
+//! through an in-process `Service` exactly as an agent drives it (`find_roots` → `observe_ui`
+//! → `search_ui` → `act_ui`). Every effect is judged independently of the tool's own report: a
+//! saved file's bytes, a fresh observation or `read_text`, a process exit status, the window
+//! manager's client list, or X events received by a probe window of the test's own.
 //!
 //! Every test has a hard timeout (the sandbox is stopped when it fires) and runs under plain
 //! `cargo test`; it fails, saying so, when Xvfb or its application is not installed
@@ -1300,6 +1300,68 @@ fn close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one()
                 );
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
+
+            // A window that does not take WM_DELETE_WINDOW is not asked (openbox would answer
+            // with XKillClient): nothing is sent, the window and its connection live on.
+            let (c, win) = undeletable_window(&display, "No close protocol");
+            let t0 = Instant::now();
+            let root = loop {
+                let v = ok(svc, "find_roots", json!({ "text": "No close protocol" })).await;
+                if let Some(r) = v["roots"][0]["ref"].as_str() {
+                    break r.to_string();
+                }
+                assert!(t0.elapsed() < Duration::from_secs(10), "not listed: {v}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
+            let res = call(svc, "close_root", json!({ "root": root })).await;
+            eprintln!("--- close_root\n{}", res.text);
+            assert_eq!(
+                res.structured["error"]["code"], "not_supported",
+                "{}",
+                res.text
+            );
+            assert_eq!(res.structured["error"]["delivery"], "not_delivered");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(client_windows(&display).contains(&win), "the window stays");
+            x11rb::wrapper::ConnectionExt::sync(&c).expect("its X connection lives");
         },
     );
+}
+
+/// A managed window of the test's own that lists no WM_PROTOCOLS; dropped with its connection.
+fn undeletable_window(display: &str, title: &str) -> (x11rb::rust_connection::RustConnection, u32) {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{
+        AtomEnum, ConnectionExt as _, CreateWindowAux, PropMode, WindowClass,
+    };
+    use x11rb::wrapper::ConnectionExt as _;
+    let (c, screen) = x11rb::rust_connection::RustConnection::connect(Some(display)).expect("X");
+    let s = &c.setup().roots[screen];
+    let w = c.generate_id().expect("id");
+    let aux = CreateWindowAux::new().background_pixel(s.white_pixel);
+    c.create_window(
+        s.root_depth,
+        w,
+        s.root,
+        50,
+        50,
+        300,
+        200,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        0,
+        &aux,
+    )
+    .expect("create");
+    c.change_property8(
+        PropMode::REPLACE,
+        w,
+        AtomEnum::WM_NAME,
+        AtomEnum::STRING,
+        title.as_bytes(),
+    )
+    .expect("title");
+    c.map_window(w).expect("map");
+    c.sync().expect("sync");
+    (c, w)
 }
