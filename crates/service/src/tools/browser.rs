@@ -372,3 +372,28 @@ pub(crate) async fn evaluate(svc: &Service, a: EvaluateArgs) -> Result<ToolResul
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_are_width_x_height_within_bounds() {
+        assert_eq!(parse_size("1024x768").unwrap(), (1024, 768));
+        assert_eq!(parse_size(" 800X600 ").unwrap(), (800, 600));
+        for bad in [
+            "1024",
+            "x768",
+            "1024x",
+            "99x600",
+            "800x9000",
+            "axb",
+            "800x600x2",
+            "-800x600",
+        ] {
+            let e = parse_size(bad).unwrap_err();
+            assert_eq!(e.code, uidriver_core::ErrorCode::InvalidArgs, "{bad}");
+            assert!(e.message.starts_with("size"), "{bad}: {}", e.message);
+        }
+    }
+}
