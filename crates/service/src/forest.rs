@@ -18,6 +18,8 @@ pub struct Listed {
     pub info: RootInfo,
     /// Another root showing the same surface.
     pub same_as: Option<RootRef>,
+    /// Why a policy of the running call denies it (`enforce.rs`); such roots are not shown.
+    pub denied: Option<Error>,
 }
 
 impl Service {
@@ -45,6 +47,7 @@ impl Service {
             .into_iter()
             .map(|info| Listed {
                 r: self.roots.register(info.clone()),
+                denied: crate::enforce::denial(&info),
                 info,
                 same_as: None,
             })
@@ -78,13 +81,17 @@ impl Service {
         let contains = |hay: &str, needle: Option<&str>| {
             needle.is_none_or(|n| hay.to_lowercase().contains(&n.to_lowercase()))
         };
-        let found: Vec<&Listed> = listed
+        let (found, denied): (Vec<&Listed>, Vec<&Listed>) = listed
             .iter()
             .filter(|l| {
                 !l.info.hidden && contains(&l.info.app, app) && contains(&l.info.title, title)
             })
-            .collect();
+            .partition(|l| l.denied.is_none());
         match found.as_slice() {
+            // Only roots a policy denies match: say so (naming the rule), not "none open".
+            [] if !denied.is_empty() => Err(denied[0].denied.clone().unwrap_or_else(|| {
+                Error::internal("a denied root without its denial")
+            })),
             [one] => Ok(one.r),
             // The root may be open where nothing could be listed: say what is missing rather
             // than send the caller to find_roots, which would list nothing either.

@@ -401,7 +401,9 @@ async fn app_roots(svc: &Service, info: &RootInfo, deadline: Deadline) -> Vec<Li
     let (listed, _) = svc.list_roots(deadline).await;
     listed
         .into_iter()
-        .filter(|l| l.info.backend == info.backend && l.info.resource == info.resource)
+        .filter(|l| {
+            l.denied.is_none() && l.info.backend == info.backend && l.info.resource == info.resource
+        })
         .collect()
 }
 
