@@ -123,8 +123,18 @@ impl Policy {
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Policy, Error> {
         let mut rules: Rules = toml::from_str(text).map_err(|e| {
-            // toml's message names the key and quotes the line; keep it on one line per row.
-            bad(source, e.to_string().trim_end().replace('\n', " | "))
+            // toml's message names the key; its span gives the line (its Display is a
+            // multi-line picture that does not fit one error message).
+            let at = e.span().map(|s| {
+                let before = &text[..s.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("line {line}, column {col}: ")
+            });
+            bad(
+                source,
+                format!("{}{}", at.unwrap_or_default(), e.message().trim_end()),
+            )
         })?;
         validate(&rules).map_err(|why| bad(source, why))?;
         let mut secrets = std::mem::take(&mut rules.secrets.values);
@@ -284,16 +294,10 @@ impl Policy {
     pub fn summary(&self) -> String {
         let r = &self.rules;
         let mut s = format!("policy {}: valid\n", self.source);
-        let tools: Vec<&str> = crate::TOOLS
+        let (tools, denied): (Vec<&str>, Vec<&str>) = crate::TOOLS
             .iter()
             .map(|t| t.name)
-            .filter(|t| self.check_tool(t).is_ok())
-            .collect();
-        let denied: Vec<&str> = crate::TOOLS
-            .iter()
-            .map(|t| t.name)
-            .filter(|t| self.check_tool(t).is_err())
-            .collect();
+            .partition(|t| self.tool_allowed(t));
         let _ = writeln!(s, "tools allowed: {}", list_or(&tools, "none"));
         let _ = writeln!(s, "tools denied: {}", list_or(&denied, "none"));
         let _ = writeln!(
@@ -336,12 +340,22 @@ impl Policy {
         s
     }
 
+    /// Whether the tool may run at all: listed, and not switched off.
+    fn tool_allowed(&self, tool: &str) -> bool {
+        self.check_tool(tool).is_ok()
+            && match tool {
+                "evaluate_browser" => self.check_evaluate().is_ok(),
+                "desktop_input" => self.check_raw_input().is_ok(),
+                _ => true,
+            }
+    }
+
     /// Rules that are valid but probably not what the author meant.
     fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
         if self.restricts_apps() {
             for t in ["desktop_screenshot", "desktop_input"] {
-                if self.check_tool(t).is_ok() {
+                if self.tool_allowed(t) {
                     w.push(format!("{t} sees or acts on the whole screen, denied applications included; add it to [tools] deny"));
                 }
             }
