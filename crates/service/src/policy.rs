@@ -125,16 +125,19 @@ impl Policy {
         let mut rules: Rules = toml::from_str(text).map_err(|e| {
             // toml's message names the key; its span gives the line (its Display is a
             // multi-line picture that does not fit one error message).
+            // The key of that line is named, never its value (it may be a secret).
             let at = e.span().map(|s| {
                 let before = &text[..s.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                format!("line {line}, column {col}: ")
+                let start = before.rfind('\n').map_or(0, |i| i + 1);
+                let row = text[start..].lines().next().unwrap_or("");
+                match row.split_once('=') {
+                    Some((key, _)) => format!("line {line}, key `{}`: ", key.trim()),
+                    None => format!("line {line}: "),
+                }
             });
-            bad(
-                source,
-                format!("{}{}", at.unwrap_or_default(), e.message().trim_end()),
-            )
+            let why = unquote(e.message().trim_end());
+            bad(source, format!("{}{why}", at.unwrap_or_default()))
         })?;
         validate(&rules).map_err(|why| bad(source, why))?;
         let mut secrets = std::mem::take(&mut rules.secrets.values);
@@ -367,6 +370,26 @@ impl Policy {
     }
 }
 
+/// A parser message with its quoted values elided (`invalid type: string "…"`): the value
+/// may be a secret. Keys are quoted with backticks and stay.
+fn unquote(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut inside = false;
+    for c in message.chars() {
+        if c == '"' {
+            if !inside {
+                out.push_str("\"…");
+            } else {
+                out.push('"');
+            }
+            inside = !inside;
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn names_list(names: &[String]) -> String {
     names
         .iter()
@@ -550,7 +573,11 @@ fn parse_pattern(p: &str) -> Result<Pattern, String> {
     if host.is_empty() {
         return Err(format!("no host: give {scheme}: for every {scheme} URL"));
     }
-    if host.contains('*') && host != "*" && !(host.starts_with("*.") && !host[2..].contains('*')) {
+    let wildcard_ok = host == "*"
+        || host
+            .strip_prefix("*.")
+            .is_some_and(|d| !d.is_empty() && !d.contains('*'));
+    if host.contains('*') && !wildcard_ok {
         return Err("a wildcard host is * or *.domain".into());
     }
     let port = match port {
@@ -623,7 +650,9 @@ mod tests {
         let m = parse_err("[tools]\ndeny = [\"desktop_inptu\"]\n");
         assert!(m.contains("unknown tool \"desktop_inptu\""), "{m}");
         let m = parse_err("[input]\nraw = \"no\"\n");
-        assert!(m.contains("raw"), "{m}");
+        assert!(m.contains("line 2, key `raw`"), "{m}");
+        let m = parse_err("[secrets]\nvalues = \"hunter2\"\n");
+        assert!(m.contains("key `values`") && !m.contains("hunter2"), "{m}");
     }
 
     #[test]
