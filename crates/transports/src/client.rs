@@ -86,6 +86,8 @@ struct Routes {
 struct Conn {
     write: Arc<tokio::sync::Mutex<OwnedWriteHalf>>,
     routes: Arc<Mutex<Routes>>,
+    /// Whether the daemon on it said it checks the policies calls bring.
+    checks_policies: std::sync::atomic::AtomicBool,
 }
 
 fn lock(r: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
@@ -118,6 +120,7 @@ impl Conn {
         Ok(Conn {
             write: Arc::new(tokio::sync::Mutex::new(write)),
             routes,
+            checks_policies: Default::default(),
         })
     }
 
@@ -219,6 +222,9 @@ impl DaemonClient {
     async fn connection(&self) -> Result<Arc<Conn>, ClientError> {
         let mut current = self.conn.lock().await;
         if let Some(c) = current.as_ref().filter(|c| !c.is_closed()) {
+            if self.policy.is_some() && !c.checks_policies.load(Ordering::SeqCst) {
+                self.check_enforces_policies(c).await?;
+            }
             return Ok(c.clone());
         }
         let had = current.take().is_some();
@@ -260,6 +266,7 @@ impl DaemonClient {
             }
         };
         if pong["policies"] == Value::Bool(true) {
+            conn.checks_policies.store(true, Ordering::SeqCst);
             return Ok(());
         }
         Err(ClientError::Protocol(format!(
