@@ -4,8 +4,8 @@ mousepad and a zenity dialog open (crates/uidriver/tests/mcp_sdk.rs runs it as
 `uidriver sandbox --app mousepad --app 'zenity …' -- python3 tests/mcp/policy.py UIDRIVER`).
 
 The policy denies a tool (desktop_input) and an app (mousepad) and names a secret shown in the
-zenity dialog. Checked: `uidriver policy check` accepts it and rejects a typo; the denied tool
-answers policy_denied naming the rule and the file; mousepad is not listed and observing it,
+zenity dialog. Checked: `uidriver policy check` accepts it and rejects a typo; tools/list leaves
+the denied tool out, and calling it anyway answers policy_denied naming the rule and the file; mousepad is not listed and observing it,
 by app name or by a ref another client got, answers policy_denied; the same daemon still
 serves a client without the policy (the policy travels with each call); the secret never
 appears in a result. Exit 0 on success; prints what failed otherwise. The caller isolates the
@@ -124,6 +124,9 @@ async def main(exe):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await asyncio.wait_for(session.initialize(), 30)
+                names = {t.name for t in (await session.list_tools()).tools}
+                check("desktop_input" not in names and "act_ui" in names,
+                      f"tools/list leaves out the denied tool only: {sorted(names)}")
                 try:
                     await asyncio.wait_for(exercise(session, exe, path, check), 120)
                 except Exception as e:  # noqa: BLE001 - reported as a failure; the daemon is still stopped

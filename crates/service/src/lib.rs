@@ -140,6 +140,11 @@ impl Service {
         }
     }
 
+    /// The policy every call is checked against, when the service has one.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.config.policy.as_deref()
+    }
+
     /// The backends that failed to start, with the reason.
     pub fn unavailable(&self) -> &[(String, Error)] {
         &self.unavailable

@@ -343,8 +343,9 @@ impl Policy {
         s
     }
 
-    /// Whether the tool may run at all: listed, and not switched off.
-    fn tool_allowed(&self, tool: &str) -> bool {
+    /// Whether the tool may run at all: allowed by `[tools]`, and not switched off by
+    /// `[browser] evaluate` or `[input] raw`. An MCP server lists only these.
+    pub fn tool_allowed(&self, tool: &str) -> bool {
         self.check_tool(tool).is_ok()
             && match tool {
                 "evaluate_browser" => self.check_evaluate().is_ok(),

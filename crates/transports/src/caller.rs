@@ -13,6 +13,13 @@ pub trait ToolCaller: Send + Sync + 'static {
     /// Calls a tool.
     async fn call(&self, tool: &str, args: Value) -> ToolResult;
 
+    /// Whether `tool` is worth offering (MCP's `tools/list`): false when the policy this
+    /// caller applies denies it outright, so a model is not shown a tool it may never call.
+    fn offers(&self, tool: &str) -> bool {
+        let _ = tool;
+        true
+    }
+
     /// Calls a tool under `policies` as well as the caller's own. A caller that cannot check
     /// them refuses every call that brings any (fails closed, never ignores a policy).
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
@@ -35,6 +42,10 @@ impl ToolCaller for Service {
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
         self.call_as(policies, tool, args).await
     }
+
+    fn offers(&self, tool: &str) -> bool {
+        self.policy().is_none_or(|p| p.tool_allowed(tool))
+    }
 }
 
 #[async_trait]
@@ -45,5 +56,9 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
 
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
         (**self).call_under(policies, tool, args).await
+    }
+
+    fn offers(&self, tool: &str) -> bool {
+        (**self).offers(tool)
     }
 }

@@ -557,6 +557,10 @@ impl ToolCaller for DaemonClient {
         self.call_under(&[], tool, args).await
     }
 
+    fn offers(&self, tool: &str) -> bool {
+        self.policy.as_ref().is_none_or(|p| p.tool_allowed(tool))
+    }
+
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
         match self.call_tool_under(tool, args, policies).await {
             Ok(r) => r,
