@@ -1005,6 +1005,46 @@ mod policy {
     }
 
     #[tokio::test]
+    async fn a_page_that_moved_to_a_denied_origin_is_withheld_from_the_result() {
+        let mem = Arc::new(MemoryBackend::new());
+        mem.add_root(
+            page("https://docs.example/", "Docs"),
+            uidriver_core::testing::app_nodes(
+                "Docs",
+                vec![uidriver_core::testing::MemNode::new(
+                    uidriver_core::Role::Label,
+                    "Balance: 1000",
+                )],
+            ),
+        );
+        let svc = service(mem.clone());
+        let p = policy("[browser]\nallow = [\"https://docs.example\"]\n");
+        let r = call_as(&svc, &p, "find_roots", json!({})).await;
+        let root = r.structured["roots"][0]["ref"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The page navigates by itself after it was listed: the call passes the check on the
+        // root as listed, and its result, which would show the new origin, is withheld.
+        mem.set_url("mem:page:Docs", "https://bank.example/");
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(
+            message(&r).contains("now shows something a policy denies"),
+            "{}",
+            r.text
+        );
+        assert!(message(&r).contains("https://bank.example"), "{}", r.text);
+        assert!(!r.text.contains("Balance"), "{}", r.text);
+        assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+        // And from now on the root is denied before anything runs.
+        let calls = mem.call_count();
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert_eq!(mem.call_count(), calls);
+    }
+
+    #[tokio::test]
     async fn raw_input_off_denies_desktop_input_and_keeps_act_ui_headless() {
         let mem = Arc::new(MemoryBackend::sample());
         let svc = service(mem.clone());
