@@ -126,17 +126,19 @@ impl Policy {
             // toml's message names the key; its span gives the line (its Display is a
             // multi-line picture that does not fit one error message).
             // The key of that line is named, never its value (it may be a secret).
+            let why = unquote(e.message().trim_end());
             let at = e.span().map(|s| {
                 let before = &text[..s.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
                 let start = before.rfind('\n').map_or(0, |i| i + 1);
                 let row = text[start..].lines().next().unwrap_or("");
-                match row.split_once('=') {
-                    Some((key, _)) => format!("line {line}, key `{}`: ", key.trim()),
-                    None => format!("line {line}: "),
+                match row.split_once('=').map(|(k, _)| k.trim()) {
+                    Some(key) if !why.contains(&format!("`{key}`")) => {
+                        format!("line {line}, key `{key}`: ")
+                    }
+                    _ => format!("line {line}: "),
                 }
             });
-            let why = unquote(e.message().trim_end());
             bad(source, format!("{}{why}", at.unwrap_or_default()))
         })?;
         validate(&rules).map_err(|why| bad(source, why))?;
