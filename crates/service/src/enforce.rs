@@ -51,10 +51,13 @@ impl Policies {
         if self.0.is_empty() {
             return Ok(());
         }
-        let exe = info
-            .pid
-            .map(uidriver_procfs::executable_names)
-            .unwrap_or_default();
+        // Three reads of /proc per root, only when some policy names applications.
+        let exe = match info.pid {
+            Some(pid) if self.0.iter().any(|p| p.restricts_apps()) => {
+                uidriver_procfs::executable_names(pid)
+            }
+            _ => vec![],
+        };
         self.each(|p| p.check_root(info, &exe))
     }
 
@@ -67,7 +70,12 @@ impl Policies {
             "desktop_input" => {
                 self.each(Policy::check_raw_input)?;
                 if let Some(app) = text("activateApp") {
-                    self.each(|p| p.check_app(std::slice::from_ref(&app)))?;
+                    // It may launch the app: `/usr/bin/mousepad --x` is mousepad too.
+                    let mut names = vec![app.clone()];
+                    if let Some(cmd) = app.split_whitespace().next() {
+                        names.extend(cmd.rsplit('/').next().map(str::to_string));
+                    }
+                    self.each(|p| p.check_app(&names))?;
                 }
             }
             "navigate_browser" | "launch_browser" => {
@@ -154,6 +162,11 @@ impl Service {
         tool: &str,
         mut args: Value,
     ) -> ToolResult {
+        // A caller's policy arrives as JSON, past the file checks: check it again (a bad
+        // origin in a deny list must not match nothing and so deny nothing).
+        if let Some(e) = callers.iter().find_map(|p| p.revalidate().err()) {
+            return ToolResult::error(&e);
+        }
         let mut list: Vec<Arc<Policy>> = self.config.policy.iter().cloned().collect();
         list.extend(callers.iter().cloned());
         let policies = Policies::new(list);

@@ -167,6 +167,18 @@ impl Policy {
         })
     }
 
+    /// Runs the file checks again on a policy that arrived as JSON (over the daemon socket).
+    pub fn revalidate(&self) -> Result<(), Error> {
+        validate(&self.rules).map_err(|why| bad(&self.source, why))?;
+        if self.secrets.iter().any(String::is_empty) {
+            return Err(bad(
+                &self.source,
+                "[secrets]: an empty secret would hide nothing",
+            ));
+        }
+        Ok(())
+    }
+
     /// `policy_denied` naming `rule` and this policy's file.
     fn deny(&self, rule: String) -> Error {
         Error::new(

@@ -1145,6 +1145,33 @@ mod policy {
     }
 
     #[tokio::test]
+    async fn activating_a_denied_app_is_denied_by_its_command_too() {
+        let svc = service(Arc::new(MemoryBackend::sample()));
+        let p = policy("[apps]\ndeny = [\"mousepad\"]\n");
+        for app in ["Mousepad", "/usr/bin/mousepad --disable-server"] {
+            let r = call_as(&svc, &p, "desktop_input", json!({ "activateApp": app })).await;
+            assert_eq!(code(&r), "policy_denied", "{app}: {}", r.text);
+        }
+        // Another app gets past the policy (and on to "no screen" here).
+        let r = call_as(&svc, &p, "desktop_input", json!({ "activateApp": "gedit" })).await;
+        assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_callers_policy_that_arrives_malformed_is_refused_not_ignored() {
+        let svc = service(Arc::new(MemoryBackend::sample()));
+        // What a client could send over the socket: a deny list with a bad origin, which
+        // would match nothing and so deny nothing if it were used.
+        let mut wire =
+            serde_json::to_value(&*policy("[browser]\ndeny = [\"https://a.example\"]\n")).unwrap();
+        wire["rules"]["browser"]["deny"] = json!(["a.example"]);
+        let p: Policy = serde_json::from_value(wire).unwrap();
+        let r = svc.call_as(&[Arc::new(p)], "find_roots", json!({})).await;
+        assert_eq!(code(&r), "invalid_args", "{}", r.text);
+        assert!(r.text.contains("[browser] \"a.example\""), "{}", r.text);
+    }
+
+    #[tokio::test]
     async fn secrets_never_appear_in_results() {
         let mem = Arc::new(MemoryBackend::new());
         mem.add_root(
