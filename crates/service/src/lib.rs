@@ -8,6 +8,7 @@
 //! - `look`: one observation of one root into a stored state (plus image and OCR when asked).
 //! - `render`: shared rendering of roots, nodes and state headers, and their result types.
 //! - `policy`: [`Policy`], a user's policy file parsed, validated and matched (pure).
+//! - `origin`: web origins of page URLs and the origin patterns of `[browser]` rules.
 //! - `enforce`: where calls and results are checked against the policies in force.
 //! - `schema`: compact JSON Schemas of tool arguments and results, generated from their types.
 //! - `result`: [`ToolResult`], the one value every transport carries.
@@ -22,6 +23,7 @@ mod forest;
 pub mod fuzzing;
 mod ids_file;
 mod look;
+mod origin;
 mod pixels;
 mod policy;
 mod render;
