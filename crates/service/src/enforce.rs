@@ -174,7 +174,10 @@ impl Service {
             return self.call_unchecked(tool, args).await;
         }
         let mut r = match policies.before(self, tool, &mut args) {
-            Err(e) => ToolResult::error(&e),
+            Err(e) => {
+                tracing::info!(tool, rule = ?e.details, "a policy denied the call");
+                ToolResult::error(&e)
+            }
             Ok(()) => {
                 IN_FORCE
                     .scope(policies.clone(), self.call_unchecked(tool, args))
