@@ -81,6 +81,11 @@ impl Policies {
             "navigate_browser" | "launch_browser" => {
                 if let Some(url) = text("url") {
                     self.each(|p| p.check_url(&url))?;
+                    // Loading an allowed URL into a page that shows a denied origin only
+                    // leaves it (and is the way out); back, forward and reload act on it.
+                    if tool == "navigate_browser" {
+                        return Ok(());
+                    }
                 }
             }
             "act_ui" => self.headless(args)?,

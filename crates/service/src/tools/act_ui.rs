@@ -401,9 +401,7 @@ async fn app_roots(svc: &Service, info: &RootInfo, deadline: Deadline) -> Vec<Li
     let (listed, _) = svc.list_roots(deadline).await;
     listed
         .into_iter()
-        .filter(|l| {
-            l.denied.is_none() && l.info.backend == info.backend && l.info.resource == info.resource
-        })
+        .filter(|l| l.info.backend == info.backend && l.info.resource == info.resource)
         .collect()
 }
 
@@ -428,9 +426,10 @@ fn render(
         .or_else(|| (reports.len() < nsteps).then_some(reports.len()));
 
     // Root changes within the app.
+    // A root a policy denies is not shown (the acted-on root itself is judged on the result).
     let opened: Vec<&Listed> = after
         .iter()
-        .filter(|l| !before.iter().any(|b| b.r == l.r))
+        .filter(|l| l.denied.is_none() && !before.iter().any(|b| b.r == l.r))
         .collect();
     let gone: Vec<&Listed> = before
         .iter()
