@@ -3,7 +3,8 @@
 //! (pid + start time, so a reused pid is never mistaken for ours), ancestry, descendants, and
 //! signals. The sandbox stops "exactly what it started" with these; the Linux backend tells a
 //! recycled pid from the app it observed and a stopped app from a slow one. Nothing here ever
-//! matches processes by name.
+//! picks processes by name; `executable_names` only tells a process's names, so a user's
+//! policy (which lists applications by name) can be matched against it.
 #![warn(missing_docs)]
 
 use std::collections::{HashMap, HashSet};
