@@ -159,9 +159,9 @@ impl ErrorCode {
             ),
             ErrorCode::PolicyDenied => (
                 "policy_denied",
-                "A configured policy forbids this operation.",
-                "Do not retry unchanged.",
-                "Ask the user to enable it (e.g. evaluate_browser needs --allow-evaluate).",
+                "A policy forbids this: a rule of a --policy file (the message names the rule and the file) or the daemon's evaluate switch. A denied call sends nothing; a result showing a denied app or origin (a page that navigated there) is withheld, its delivery says what ran.",
+                "Do not retry unchanged or work around it.",
+                "Use an allowed tool or target, or ask the user to change the policy (`uidriver policy check FILE` shows what it allows; evaluate_browser also needs --allow-evaluate).",
             ),
             ErrorCode::BackendUnavailable => (
                 "backend_unavailable",

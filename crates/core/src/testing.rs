@@ -252,6 +252,15 @@ impl MemoryBackend {
         }
     }
 
+    /// Changes a root's page URL from outside (a page navigating by itself).
+    pub fn set_url(&self, key: &str, url: &str) {
+        for r in lock(&self.roots).iter_mut() {
+            if r.info.key == key {
+                r.info.url = Some(url.into());
+            }
+        }
+    }
+
     fn snapshot(root: &MemRoot) -> Snapshot {
         let mut nodes: Vec<Node> = Vec::with_capacity(root.nodes.len());
         // Pre-order with parent links; memory trees are already stored parent-first.

@@ -3,7 +3,8 @@
 //! (pid + start time, so a reused pid is never mistaken for ours), ancestry, descendants, and
 //! signals. The sandbox stops "exactly what it started" with these; the Linux backend tells a
 //! recycled pid from the app it observed and a stopped app from a slow one. Nothing here ever
-//! matches processes by name.
+//! picks processes by name; `executable_names` only tells a process's names, so a user's
+//! policy (which lists applications by name) can be matched against it.
 #![warn(missing_docs)]
 
 use std::collections::{HashMap, HashSet};
@@ -138,6 +139,39 @@ pub fn own_lineage() -> HashSet<u32> {
     out
 }
 
+/// The names `pid` runs under, for matching a process against a list of application names
+/// the user wrote (a policy): the basename of `/proc/PID/exe`, the kernel's `comm`, and the
+/// basename of `argv[0]`, deduplicated. An interpreted app (`python3 app.py`) is known by its
+/// interpreter in `exe` but often by its own name in `argv[0]` or `comm`. Empty when the
+/// process is gone.
+pub fn executable_names(pid: u32) -> Vec<String> {
+    if pid == 0 {
+        return vec![];
+    }
+    let base = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let mut names = Vec::new();
+    if let Some(n) = std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .and_then(|p| base(&p))
+    {
+        // A replaced binary reads as "NAME (deleted)".
+        names.push(n.trim_end_matches(" (deleted)").to_string());
+    }
+    if let Some(s) = stat(pid) {
+        names.push(s.comm);
+    }
+    if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+        if let Some(first) = cmd.split(|&b| b == 0).next().filter(|a| !a.is_empty()) {
+            if let Some(n) = base(Path::new(&*String::from_utf8_lossy(first))) {
+                names.push(n);
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    names.retain(|n| !n.is_empty() && seen.insert(n.clone()));
+    names
+}
+
 /// True if the environment `pid` was started with contains exactly `entry` (`KEY=VALUE`).
 pub fn environ_contains(pid: u32, entry: &str) -> bool {
     std::fs::read(format!("/proc/{pid}/environ"))
@@ -199,5 +233,16 @@ mod tests {
         assert!(!alive_same(me, s.start_time + 1));
         assert!(own_lineage().contains(&me));
         assert!(is_self_or_ancestor(s.ppid, me));
+    }
+
+    #[test]
+    fn own_executable_names_include_the_test_binary() {
+        let exe = std::env::current_exe().unwrap();
+        let want = exe.file_name().unwrap().to_string_lossy().into_owned();
+        let names = executable_names(std::process::id());
+        assert!(names.contains(&want), "{names:?} lacks {want}");
+        let unique: HashSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "deduplicated: {names:?}");
+        assert!(executable_names(0).is_empty());
     }
 }

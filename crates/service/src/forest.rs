@@ -10,13 +10,14 @@ use uidriver_core::{Deadline, Error, ErrorCode, RootInfo, RootKind, RootRef};
 use crate::Service;
 
 /// Roots of `after` missing from `before` (opened) and of `before` missing from `after` (gone).
+/// Roots opened and gone between two listings; a root a policy denies is not shown as opened.
 pub(crate) fn root_changes<'a>(
     before: &'a [Listed],
     after: &'a [Listed],
 ) -> (Vec<&'a Listed>, Vec<&'a Listed>) {
     let opened = after
         .iter()
-        .filter(|l| !before.iter().any(|b| b.r == l.r))
+        .filter(|l| l.denied.is_none() && !before.iter().any(|b| b.r == l.r))
         .collect();
     let gone = before
         .iter()
@@ -34,6 +35,8 @@ pub struct Listed {
     pub info: RootInfo,
     /// Another root showing the same surface.
     pub same_as: Option<RootRef>,
+    /// Why a policy of the running call denies it (`enforce.rs`); such roots are not shown.
+    pub denied: Option<Error>,
 }
 
 impl Service {
@@ -61,6 +64,7 @@ impl Service {
             .into_iter()
             .map(|info| Listed {
                 r: self.roots.register(info.clone()),
+                denied: crate::enforce::denial(&info),
                 info,
                 same_as: None,
             })
@@ -109,13 +113,17 @@ impl Service {
         let contains = |hay: &str, needle: Option<&str>| {
             needle.is_none_or(|n| hay.to_lowercase().contains(&n.to_lowercase()))
         };
-        let found: Vec<&Listed> = listed
+        let (found, denied): (Vec<&Listed>, Vec<&Listed>) = listed
             .iter()
             .filter(|l| {
                 !l.info.hidden && contains(&l.info.app, app) && contains(&l.info.title, title)
             })
-            .collect();
+            .partition(|l| l.denied.is_none());
         match found.as_slice() {
+            // Only roots a policy denies match: say so (naming the rule), not "none open".
+            [] if !denied.is_empty() => Err(denied[0].denied.clone().unwrap_or_else(|| {
+                Error::internal("a denied root without its denial")
+            })),
             [one] => Ok(one.r),
             // The root may be open where nothing could be listed: say what is missing rather
             // than send the caller to find_roots, which would list nothing either.

@@ -7,6 +7,9 @@
 //! - `forest`: listing roots across backends, pairing duplicates, ranking.
 //! - `look`: one observation of one root into a stored state (plus image and OCR when asked).
 //! - `render`: shared rendering of roots, nodes and state headers, and their result types.
+//! - `policy`: [`Policy`], a user's policy file parsed, validated and matched (pure).
+//! - `origin`: web origins of page URLs and the origin patterns of `[browser]` rules.
+//! - `enforce`: where calls and results are checked against the policies in force.
 //! - `schema`: compact JSON Schemas of tool arguments and results, generated from their types.
 //! - `result`: [`ToolResult`], the one value every transport carries.
 //! - `ids_file`: id counters persisted across daemon restarts.
@@ -14,12 +17,15 @@
 #![warn(missing_docs)]
 
 mod args;
+mod enforce;
 mod forest;
 #[doc(hidden)]
 pub mod fuzzing;
 mod ids_file;
 mod look;
+mod origin;
 mod pixels;
+mod policy;
 mod render;
 mod result;
 mod schema;
@@ -36,6 +42,7 @@ use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, S
 
 pub use args::decode;
 pub use ids_file::default_path as default_id_file;
+pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
 pub use tools::{tools_markdown, Hints, ToolDef, TOOLS};
 
@@ -56,6 +63,9 @@ pub struct ServiceConfig {
     pub image_max: (u32, u32),
     /// Node lines in a first view.
     pub outline_lines: usize,
+    /// The policy every call is checked against (`uidriver daemon --policy`); callers may
+    /// bring their own on top ([`Service::call_as`]).
+    pub policy: Option<Arc<Policy>>,
 }
 
 impl Default for ServiceConfig {
@@ -68,6 +78,7 @@ impl Default for ServiceConfig {
             act_timeout: Duration::from_secs(30),
             image_max: (1366, 768),
             outline_lines: 150,
+            policy: None,
         }
     }
 }
@@ -107,8 +118,14 @@ impl Service {
         }
     }
 
-    /// Runs one tool call. Never panics on bad input: every failure is a catalogued error result.
+    /// Runs one tool call under the service's policy. Never panics on bad input: every failure
+    /// is a catalogued error result.
     pub async fn call(&self, tool: &str, args: Value) -> ToolResult {
+        self.call_as(&[], tool, args).await
+    }
+
+    /// Runs one tool call once the policies allowed it (`enforce.rs`).
+    async fn call_unchecked(&self, tool: &str, args: Value) -> ToolResult {
         // One span per call, entered only while the call is polled (never held across an
         // await); acting tools record the resource and epoch they ran under.
         let span = tracing::debug_span!(
@@ -123,6 +140,11 @@ impl Service {
             Ok(r) => r,
             Err(e) => ToolResult::error(&e),
         }
+    }
+
+    /// The policy every call is checked against, when the service has one.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.config.policy.as_deref()
     }
 
     /// The backends that failed to start, with the reason.

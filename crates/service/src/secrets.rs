@@ -3,8 +3,15 @@
 //! filled field from an empty one) and `read_text` refuses it. Backends must not read the
 //! characters in the first place (AT-SPI and the page walker report only whether there are
 //! any); this is the guarantee above them.
+//!
+//! A policy's `[secrets]` adds literal values: wherever one appears in a result (text,
+//! structured fields, error messages, OCR lines), it becomes [`REDACTED`] before the result
+//! leaves the service. Pixels of attached images are not redacted.
 
+use serde_json::Value;
 use uidriver_core::{Evidence, Node, Role, Snapshot, StateFlag};
+
+use crate::ToolResult;
 
 /// What a filled secret shows.
 pub(crate) const REDACTED: &str = "••••";
@@ -26,9 +33,55 @@ pub(crate) fn redact(snapshot: &mut Snapshot) {
     }
 }
 
+/// Replaces every occurrence of each of `secrets` in the result's text and in every string of
+/// its structured content by [`REDACTED`]. Longer secrets go first, so one that contains
+/// another is hidden whole.
+pub(crate) fn redact_values(result: &mut ToolResult, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    let mut ordered: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    ordered.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let hide = |text: &mut String| {
+        for s in &ordered {
+            if text.contains(s) {
+                *text = text.replace(s, REDACTED);
+            }
+        }
+    };
+    hide(&mut result.text);
+    redact_json(&mut result.structured, &hide);
+}
+
+fn redact_json(v: &mut Value, hide: &impl Fn(&mut String)) {
+    match v {
+        Value::String(s) => hide(s),
+        Value::Array(items) => items.iter_mut().for_each(|i| redact_json(i, hide)),
+        Value::Object(map) => map.values_mut().for_each(|i| redact_json(i, hide)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn policy_secrets_are_hidden_in_text_fields_and_errors() {
+        let mut r = ToolResult {
+            text: "token sk-abc and sk-abcdef".into(),
+            structured: serde_json::json!({"nodes": [{"name": "key sk-abcdef"}], "n": 3}),
+            images: vec![],
+            is_error: false,
+        };
+        redact_values(&mut r, &["sk-abc".into(), "sk-abcdef".into()]);
+        assert_eq!(r.text, format!("token {REDACTED} and {REDACTED}"));
+        assert_eq!(r.structured["nodes"][0]["name"], format!("key {REDACTED}"));
+        assert_eq!(r.structured["n"], 3);
+        let mut e = ToolResult::error(&uidriver_core::Error::internal("saw sk-abc"));
+        redact_values(&mut e, &["sk-abc".into()]);
+        assert!(!e.text.contains("sk-abc") && !e.structured.to_string().contains("sk-abc"));
+    }
 
     #[test]
     fn a_password_value_never_survives_a_look() {

@@ -835,3 +835,436 @@ mod decoder {
         }
     }
 }
+
+/// Policies (`--policy FILE`): a denied call answers `policy_denied` naming the rule and the
+/// file, and the backend sees nothing of it; the service's own policy and the caller's both
+/// apply; results never show a secret.
+mod policy {
+    use super::*;
+    use uidriver_core::{Bounds, ResourceKey, RootInfo, RootKind};
+    use uidriver_service::Policy;
+
+    fn policy(text: &str) -> Arc<Policy> {
+        Arc::new(Policy::parse(text, "/etc/uidriver/test.toml", |_| None).expect("valid policy"))
+    }
+
+    async fn call_as(svc: &Service, p: &Arc<Policy>, tool: &str, args: Value) -> ToolResult {
+        svc.call_as(std::slice::from_ref(p), tool, args).await
+    }
+
+    async fn root_titled(svc: &Service, title: &str) -> String {
+        let r = call(svc, "find_roots", json!({ "text": title })).await;
+        r.structured["roots"][0]["ref"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no root {title}: {}", r.text))
+            .to_string()
+    }
+
+    fn message(r: &ToolResult) -> &str {
+        r.structured["error"]["message"].as_str().unwrap_or("")
+    }
+
+    /// A page root at `url` (the memory backend has no browser; the root is enough for the
+    /// origin rules).
+    fn page(url: &str, title: &str) -> RootInfo {
+        RootInfo {
+            key: format!("mem:page:{title}"),
+            backend: "memory".into(),
+            kind: RootKind::BrowserPage,
+            app: "Chromium".into(),
+            pid: None,
+            title: title.into(),
+            focused: false,
+            modal: false,
+            bounds: Some(Bounds::new(0, 0, 800, 600)),
+            resource: ResourceKey::new(format!("page:{title}")),
+            stacking: None,
+            has_tree: true,
+            hidden: false,
+            window_id: None,
+            url: Some(url.into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_denied_tool_answers_policy_denied_naming_the_rule_and_nothing_is_sent() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let p = policy("[tools]\ndeny = [\"act_ui\"]\n");
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+        let calls = mem.call_count();
+        let args = json!({ "stateId": s1, "actions": [{ "action": "press", "ref": inc }] });
+        let r = call_as(&svc, &p, "act_ui", args.clone()).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(
+            message(&r).contains("[tools] deny contains \"act_ui\"")
+                && message(&r).contains("/etc/uidriver/test.toml"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+        assert_eq!(
+            r.structured["error"]["details"]["rule"],
+            "[tools] deny contains \"act_ui\""
+        );
+        assert_eq!(mem.call_count(), calls, "the backend saw nothing");
+        assert!(mem.deliveries.lock().unwrap().is_empty());
+        // Other tools still work under it; without it the same call acts.
+        let r = call_as(
+            &svc,
+            &p,
+            "search_ui",
+            json!({ "stateId": s1, "text": "Count" }),
+        )
+        .await;
+        assert!(!r.is_error, "{}", r.text);
+        let r = call(&svc, "act_ui", args).await;
+        assert_eq!(r.structured["outcome"], "worked", "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_denied_app_is_not_listed_and_every_way_to_reach_it_is_denied() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let p = policy("[apps]\ndeny = [\"editor\"]\n");
+        // Refs and states made without the policy (another client of the same daemon).
+        let editor = root_of(&svc, "Editor").await;
+        let s_editor = sid(&observe(&svc, &editor).await);
+        let save = find(&svc, &s_editor, "Save").await;
+
+        let r = call_as(&svc, &p, "find_roots", json!({})).await;
+        let apps: Vec<&str> = r.structured["roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["app"].as_str().unwrap())
+            .collect();
+        assert_eq!(apps, ["Counter"], "{}", r.text);
+        assert!(!r.text.contains("Editor"), "{}", r.text);
+        assert!(
+            r.text
+                .contains("1 root(s) of applications or pages a policy denies"),
+            "{}",
+            r.text
+        );
+
+        let calls = mem.call_count();
+        let rule = "[apps] deny contains \"editor\"";
+        for (tool, args) in [
+            ("observe_ui", json!({ "root": editor })),
+            ("observe_ui", json!({ "app": "Editor" })),
+            (
+                "wait_for",
+                json!({ "root": editor, "text": "Saved", "timeoutMs": 200 }),
+            ),
+            ("search_ui", json!({ "stateId": s_editor, "text": "Save" })),
+            ("inspect_ui", json!({ "stateId": s_editor, "ref": save })),
+            ("read_text", json!({ "stateId": s_editor, "ref": save })),
+            (
+                "act_ui",
+                json!({ "stateId": s_editor, "actions": [{ "action": "press", "ref": save }] }),
+            ),
+        ] {
+            let r = call_as(&svc, &p, tool, args).await;
+            assert_eq!(code(&r), "policy_denied", "{tool}: {}", r.text);
+            assert!(message(&r).contains(rule), "{tool}: {}", r.text);
+        }
+        // observe_ui {app} lists roots (a backend call) but nothing reached the Editor.
+        let reached: Vec<&str> = mem.calls.lock().unwrap()[calls..]
+            .iter()
+            .copied()
+            .filter(|c| *c != "list_roots")
+            .collect();
+        assert!(reached.is_empty(), "only listing ran: {reached:?}");
+        assert!(mem.deliveries.lock().unwrap().is_empty());
+        // The allowed app is untouched by the policy.
+        let counter = root_of(&svc, "Counter").await;
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": counter })).await;
+        assert!(!r.is_error, "{}", r.text);
+        // An allow list denies what it does not name.
+        let only = policy("[apps]\nallow = [\"Counter\"]\n");
+        let r = call_as(&svc, &only, "observe_ui", json!({ "root": editor })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(
+            message(&r).contains("[apps] allow contains none"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn denied_origins_are_refused_before_the_browser_and_their_pages_are_unreachable() {
+        let mem = Arc::new(MemoryBackend::sample());
+        mem.add_root(
+            page("https://bank.example/account", "Bank"),
+            uidriver_core::testing::app_nodes("Bank", vec![]),
+        );
+        mem.add_root(
+            page("https://docs.example/", "Docs"),
+            uidriver_core::testing::app_nodes("Docs", vec![]),
+        );
+        let svc = service(mem.clone());
+        let p = policy("[browser]\ndeny = [\"https://bank.example\"]\n");
+        let bank = root_titled(&svc, "Bank").await;
+        let r = call_as(&svc, &p, "find_roots", json!({ "kind": "browser_page" })).await;
+        assert_eq!(r.structured["total"], 1, "{}", r.text);
+        assert_eq!(r.structured["roots"][0]["title"], "Docs");
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": bank })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(message(&r).contains("[browser] deny contains \"https://bank.example\""));
+        assert!(
+            !r.text.contains("/account"),
+            "the path is not echoed: {}",
+            r.text
+        );
+        // No browser runs here: answering policy_denied, not backend_unavailable, shows the
+        // URL was refused before any browser was asked.
+        let docs = root_titled(&svc, "Docs").await;
+        let r = call_as(
+            &svc,
+            &p,
+            "navigate_browser",
+            json!({ "root": docs, "url": "https://bank.example/transfer" }),
+        )
+        .await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        let r = call_as(
+            &svc,
+            &p,
+            "launch_browser",
+            json!({ "url": "https://BANK.example:443/" }),
+        )
+        .await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        let r = call_as(
+            &svc,
+            &p,
+            "launch_browser",
+            json!({ "url": "https://docs.example/" }),
+        )
+        .await;
+        assert_eq!(
+            code(&r),
+            "backend_unavailable",
+            "allowed, then no browser: {}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_page_that_moved_to_a_denied_origin_is_withheld_from_the_result() {
+        let mem = Arc::new(MemoryBackend::new());
+        mem.add_root(
+            page("https://docs.example/", "Docs"),
+            uidriver_core::testing::app_nodes(
+                "Docs",
+                vec![uidriver_core::testing::MemNode::new(
+                    uidriver_core::Role::Label,
+                    "Balance: 1000",
+                )],
+            ),
+        );
+        let svc = service(mem.clone());
+        let p = policy("[browser]\nallow = [\"https://docs.example\"]\n");
+        let r = call_as(&svc, &p, "find_roots", json!({})).await;
+        let root = r.structured["roots"][0]["ref"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The page navigates by itself after it was listed: the call passes the check on the
+        // root as listed, and its result, which would show the new origin, is withheld.
+        mem.set_url("mem:page:Docs", "https://bank.example/");
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(
+            message(&r).contains("now shows something a policy denies"),
+            "{}",
+            r.text
+        );
+        assert!(message(&r).contains("https://bank.example"), "{}", r.text);
+        assert!(!r.text.contains("Balance"), "{}", r.text);
+        assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+        // And from now on the root is denied before anything runs.
+        let calls = mem.call_count();
+        let r = call_as(&svc, &p, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert_eq!(mem.call_count(), calls);
+    }
+
+    #[tokio::test]
+    async fn raw_input_off_denies_desktop_input_and_keeps_act_ui_headless() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let keys = json!([{ "action": "keypress", "keys": ["ctrl+a"] }]);
+
+        let raw_off = policy("[input]\nraw = false\n");
+        let r = call_as(&svc, &raw_off, "desktop_input", json!({ "actions": [] })).await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        assert!(message(&r).contains("[input] raw = false"));
+        let r = call_as(
+            &svc,
+            &raw_off,
+            "act_ui",
+            json!({ "stateId": s1, "actions": keys, "headless": false }),
+        )
+        .await;
+        assert_eq!(code(&r), "policy_denied", "{}", r.text);
+        // Without a word on headless, act_ui is headless: the key is refused unsent.
+        let r = call_as(
+            &svc,
+            &raw_off,
+            "act_ui",
+            json!({ "stateId": s1, "actions": keys }),
+        )
+        .await;
+        assert_eq!(code(&r), "foreground_required", "{}", r.text);
+        assert!(mem.deliveries.lock().unwrap().is_empty());
+
+        // A headless default alone: the caller may still say headless: false.
+        let default = policy("[input]\nheadless = true\n");
+        let r = call_as(
+            &svc,
+            &default,
+            "act_ui",
+            json!({ "stateId": s1, "actions": keys }),
+        )
+        .await;
+        assert_eq!(code(&r), "foreground_required", "{}", r.text);
+        let r = call_as(
+            &svc,
+            &default,
+            "act_ui",
+            json!({ "stateId": s1, "actions": keys, "headless": false }),
+        )
+        .await;
+        assert_eq!(
+            r.structured["steps"][0]["delivery"]["delivered"], "delivered",
+            "{}",
+            r.text
+        );
+        assert_eq!(mem.deliveries.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn the_services_policy_and_the_callers_both_apply() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = Service::new(
+            vec![mem.clone() as Arc<dyn Backend>],
+            vec![],
+            ServiceConfig {
+                allow_evaluate: true,
+                policy: Some(policy("[browser]\nevaluate = false\n")),
+                ..ServiceConfig::default()
+            },
+        );
+        let root = root_of(&svc, "Counter").await;
+        // The service's policy binds a caller without one, despite --allow-evaluate.
+        let r = call(
+            &svc,
+            "evaluate_browser",
+            json!({ "root": root, "expression": "1" }),
+        )
+        .await;
+        assert_eq!(code(&r), "policy_denied");
+        assert!(
+            message(&r).contains("[browser] evaluate = false"),
+            "{}",
+            r.text
+        );
+        // A caller's policy narrows it further, never widens it.
+        let mine = policy("[tools]\ndeny = [\"observe_ui\"]\n[browser]\nevaluate = true\n");
+        let r = call_as(&svc, &mine, "observe_ui", json!({ "root": root })).await;
+        assert_eq!(code(&r), "policy_denied");
+        let r = call_as(
+            &svc,
+            &mine,
+            "evaluate_browser",
+            json!({ "root": root, "expression": "1" }),
+        )
+        .await;
+        assert!(
+            message(&r).contains("[browser] evaluate = false"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn activating_a_denied_app_is_denied_by_its_command_too() {
+        let svc = service(Arc::new(MemoryBackend::sample()));
+        let p = policy("[apps]\ndeny = [\"mousepad\"]\n");
+        for app in ["Mousepad", "/usr/bin/mousepad --disable-server"] {
+            let r = call_as(&svc, &p, "desktop_input", json!({ "activateApp": app })).await;
+            assert_eq!(code(&r), "policy_denied", "{app}: {}", r.text);
+        }
+        // Another app gets past the policy (and on to "no screen" here).
+        let r = call_as(&svc, &p, "desktop_input", json!({ "activateApp": "gedit" })).await;
+        assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_callers_policy_that_arrives_malformed_is_refused_not_ignored() {
+        let svc = service(Arc::new(MemoryBackend::sample()));
+        // What a client could send over the socket: a deny list with a bad origin, which
+        // would match nothing and so deny nothing if it were used.
+        let mut wire =
+            serde_json::to_value(&*policy("[browser]\ndeny = [\"https://a.example\"]\n")).unwrap();
+        wire["rules"]["browser"]["deny"] = json!(["a.example"]);
+        let p: Policy = serde_json::from_value(wire).unwrap();
+        let r = svc.call_as(&[Arc::new(p)], "find_roots", json!({})).await;
+        assert_eq!(code(&r), "invalid_args", "{}", r.text);
+        assert!(r.text.contains("[browser] \"a.example\""), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn secrets_never_appear_in_results() {
+        let mem = Arc::new(MemoryBackend::new());
+        mem.add_root(
+            page("https://docs.example/", "Keys"),
+            uidriver_core::testing::app_nodes(
+                "Keys",
+                vec![uidriver_core::testing::MemNode::new(
+                    uidriver_core::Role::Label,
+                    "API key: sk-live-0123456789",
+                )],
+            ),
+        );
+        let svc = service(mem.clone());
+        let p = Arc::new(
+            Policy::parse("[secrets]\nenv = [\"KEY\"]\n", "t.toml", |k| {
+                (k == "KEY").then(|| "sk-live-0123456789".to_string())
+            })
+            .unwrap(),
+        );
+        let root = root_titled(&svc, "Keys").await;
+        let obs = call_as(&svc, &p, "observe_ui", json!({ "root": root })).await;
+        assert!(!obs.is_error, "{}", obs.text);
+        let all = format!("{}{}", obs.text, obs.structured);
+        assert!(!all.contains("sk-live"), "{all}");
+        assert!(obs.text.contains("API key: ••••"), "{}", obs.text);
+        let r = call_as(
+            &svc,
+            &p,
+            "search_ui",
+            json!({ "stateId": sid(&obs), "text": "API key" }),
+        )
+        .await;
+        assert!(
+            !r.structured.to_string().contains("sk-live"),
+            "{}",
+            r.structured
+        );
+        // Without the policy the value is there (the redaction is the policy's doing).
+        let r = call(
+            &svc,
+            "search_ui",
+            json!({ "stateId": sid(&obs), "text": "API key" }),
+        )
+        .await;
+        assert!(r.structured.to_string().contains("sk-live"));
+    }
+}

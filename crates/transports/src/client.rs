@@ -19,7 +19,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixStream;
 use tokio::sync::oneshot;
 use uidriver_core::{Delivery, Error, ErrorCode};
-use uidriver_service::ToolResult;
+use uidriver_service::{Policy, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{too_large, MAX_REQUEST_BYTES};
@@ -86,6 +86,8 @@ struct Routes {
 struct Conn {
     write: Arc<tokio::sync::Mutex<OwnedWriteHalf>>,
     routes: Arc<Mutex<Routes>>,
+    /// Whether the daemon on it said it checks the policies calls bring.
+    checks_policies: std::sync::atomic::AtomicBool,
 }
 
 fn lock(r: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
@@ -118,6 +120,7 @@ impl Conn {
         Ok(Conn {
             write: Arc::new(tokio::sync::Mutex::new(write)),
             routes,
+            checks_policies: Default::default(),
         })
     }
 
@@ -175,6 +178,8 @@ pub struct DaemonClient {
     next: AtomicU64,
     /// A fixed limit on waiting for an answer, instead of [`answer_limit`]'s (tests).
     limit: Option<Duration>,
+    /// The policy sent with every call (`--policy FILE`); the daemon checks calls against it.
+    policy: Option<Arc<Policy>>,
 }
 
 impl DaemonClient {
@@ -185,7 +190,14 @@ impl DaemonClient {
             conn: tokio::sync::Mutex::new(Some(Arc::new(conn))),
             next: AtomicU64::new(1),
             limit: None,
+            policy: None,
         }
+    }
+
+    /// Sends `policy` with every call: the daemon answers `policy_denied` to what it forbids.
+    pub fn with_policy(mut self, policy: Option<Arc<Policy>>) -> Self {
+        self.policy = policy;
+        self
     }
 
     /// Waits at most `d` for any answer (instead of the call's own time plus a margin).
@@ -210,6 +222,9 @@ impl DaemonClient {
     async fn connection(&self) -> Result<Arc<Conn>, ClientError> {
         let mut current = self.conn.lock().await;
         if let Some(c) = current.as_ref().filter(|c| !c.is_closed()) {
+            if self.policy.is_some() && !c.checks_policies.load(Ordering::SeqCst) {
+                self.check_enforces_policies(c).await?;
+            }
             return Ok(c.clone());
         }
         let had = current.take().is_some();
@@ -217,11 +232,48 @@ impl DaemonClient {
             Some(s) => open_or_spawn(&self.path, s).await?,
             None => Conn::open(&self.path).await?,
         });
+        if self.policy.is_some() {
+            self.check_enforces_policies(&conn).await?;
+        }
         if had {
             tracing::info!(socket = %self.path.display(), "reconnected to the daemon");
         }
         *current = Some(conn.clone());
         Ok(conn)
+    }
+
+    /// Refuses a daemon that would ignore this client's policy: one from before policies
+    /// travelled with calls (its ping does not say `policies`) drops the field unread.
+    async fn check_enforces_policies(&self, conn: &Conn) -> Result<(), ClientError> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let ping = Request {
+            id,
+            op: "ping".into(),
+            tool: None,
+            args: Value::Null,
+            policies: vec![],
+        };
+        let mut line =
+            serde_json::to_vec(&ping).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        line.push(b'\n');
+        let rx = conn.send(id, &line).await?;
+        let pong = match tokio::time::timeout(Duration::from_secs(10), rx).await {
+            Ok(Ok(resp)) => resp.pong.unwrap_or(Value::Null),
+            Ok(Err(_)) => return Err(ClientError::Lost),
+            Err(_) => {
+                conn.forget(id);
+                return Err(ClientError::Unanswered(Duration::from_secs(10)));
+            }
+        };
+        if pong["policies"] == Value::Bool(true) {
+            conn.checks_policies.store(true, Ordering::SeqCst);
+            return Ok(());
+        }
+        Err(ClientError::Protocol(format!(
+            "the daemon on {} (pid {}) is older than --policy and would ignore it; stop it with `uidriver daemon stop` (the next call starts a current one)",
+            self.path.display(),
+            pong["pid"]
+        )))
     }
 
     /// Forgets `conn` if it is still the current connection.
@@ -242,12 +294,33 @@ impl DaemonClient {
         tool: Option<&str>,
         args: Value,
     ) -> Result<Response, ClientError> {
+        self.request_under(op, tool, args, &[]).await
+    }
+
+    /// [`DaemonClient::request`]; a call carries this client's policy and `extra`.
+    async fn request_under(
+        &self,
+        op: &str,
+        tool: Option<&str>,
+        args: Value,
+        extra: &[Arc<Policy>],
+    ) -> Result<Response, ClientError> {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let policies = match op {
+            "call" => self
+                .policy
+                .iter()
+                .chain(extra)
+                .map(|p| (**p).clone())
+                .collect(),
+            _ => vec![],
+        };
         let req = Request {
             id,
             op: op.into(),
             tool: tool.map(str::to_string),
             args,
+            policies,
         };
         let mut line =
             serde_json::to_vec(&req).map_err(|e| ClientError::Protocol(e.to_string()))?;
@@ -305,7 +378,17 @@ impl DaemonClient {
 
     /// Calls a tool.
     pub async fn call_tool(&self, tool: &str, args: Value) -> Result<ToolResult, ClientError> {
-        let resp = self.request("call", Some(tool), args).await?;
+        self.call_tool_under(tool, args, &[]).await
+    }
+
+    /// Calls a tool under `extra` policies as well as this client's.
+    async fn call_tool_under(
+        &self,
+        tool: &str,
+        args: Value,
+        extra: &[Arc<Policy>],
+    ) -> Result<ToolResult, ClientError> {
+        let resp = self.request_under("call", Some(tool), args, extra).await?;
         resp.result
             .ok_or_else(|| ClientError::Protocol("response without a result".into()))
     }
@@ -472,7 +555,15 @@ fn unanswered(tool: &str, e: &ClientError) -> Error {
 #[async_trait]
 impl ToolCaller for DaemonClient {
     async fn call(&self, tool: &str, args: Value) -> ToolResult {
-        match self.call_tool(tool, args).await {
+        self.call_under(&[], tool, args).await
+    }
+
+    fn offers(&self, tool: &str) -> bool {
+        self.policy.as_ref().is_none_or(|p| p.tool_allowed(tool))
+    }
+
+    async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
+        match self.call_tool_under(tool, args, policies).await {
             Ok(r) => r,
             Err(ClientError::TooLarge(n)) => ToolResult::error(&too_large(n)),
             Err(e) => ToolResult::error(&unanswered(tool, &e)),

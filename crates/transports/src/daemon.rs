@@ -17,7 +17,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch};
 
-use uidriver_service::ToolResult;
+use uidriver_service::{Policy, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{self, too_large, Head, Line, MAX_REQUEST_BYTES};
@@ -215,7 +215,13 @@ async fn answer(
     };
     match req.op.as_str() {
         "ping" => {
-            let v = json!({ "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION") });
+            // `policies`: this daemon checks the policies a call brings (clients that bring
+            // one refuse a daemon that does not say so: it would ignore them).
+            let v = json!({
+                "pid": std::process::id(),
+                "version": env!("CARGO_PKG_VERSION"),
+                "policies": true,
+            });
             let _ = tx.send(pong(v)).await;
         }
         "shutdown" => {
@@ -226,7 +232,8 @@ async fn answer(
             let (caller, tx) = (caller.clone(), tx.clone());
             tokio::spawn(async move {
                 let tool = req.tool.unwrap_or_default();
-                let result = caller.call(&tool, req.args).await;
+                let policies: Vec<Arc<Policy>> = req.policies.into_iter().map(Arc::new).collect();
+                let result = caller.call_under(&policies, &tool, req.args).await;
                 let _ = tx
                     .send(Response {
                         id: req.id,

@@ -36,10 +36,12 @@ pub(crate) struct Handler {
 
 impl Handler {
     pub(crate) fn new(caller: Arc<dyn ToolCaller>) -> Handler {
-        Handler {
-            caller,
-            tools: tool_list(),
-        }
+        // Tools a policy denies outright are not listed (a call still answers policy_denied).
+        let tools = tool_list()
+            .into_iter()
+            .filter(|t| caller.offers(&t.name))
+            .collect();
+        Handler { caller, tools }
     }
 }
 
@@ -270,5 +272,29 @@ mod tests {
                 def.name
             );
         }
+    }
+
+    #[test]
+    fn tools_a_policy_denies_outright_are_not_listed() {
+        let text = "[tools]\ndeny = [\"act_ui\"]\n[input]\nraw = false\n";
+        let policy = uidriver_service::Policy::parse(text, "p.toml", |_| None).unwrap();
+        let svc = uidriver_service::Service::new(
+            vec![],
+            vec![],
+            uidriver_service::ServiceConfig {
+                policy: Some(Arc::new(policy)),
+                ..Default::default()
+            },
+        );
+        let listed: Vec<String> = Handler::new(Arc::new(svc))
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert!(
+            !listed.iter().any(|t| t == "act_ui" || t == "desktop_input"),
+            "{listed:?}"
+        );
+        assert_eq!(listed.len(), TOOLS.len() - 2, "{listed:?}");
     }
 }

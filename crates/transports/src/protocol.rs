@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use uidriver_service::ToolResult;
+use uidriver_service::{Policy, ToolResult};
 
 /// A request line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -23,6 +23,11 @@ pub struct Request {
     /// Tool arguments, for `call`.
     #[serde(default)]
     pub args: Value,
+    /// Policies the caller brought (`--policy FILE`), for `call`: the daemon checks the call
+    /// against each of them and its own, so one daemon serves clients with different policies
+    /// and none gets another's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<Policy>,
 }
 
 fn default_op() -> String {

@@ -341,3 +341,83 @@ async fn a_daemon_that_never_answers_costs_a_call_its_limit_not_forever() {
         r.text
     );
 }
+
+fn policy(text: &str) -> Arc<uidriver_service::Policy> {
+    Arc::new(uidriver_service::Policy::parse(text, "p.toml", |_| None).unwrap())
+}
+
+/// Issue 15: the shared daemon applies a client's policy to that client's calls only.
+#[tokio::test]
+async fn a_clients_policy_travels_with_each_call_and_binds_only_that_client() {
+    let dir = Dir::new("policy");
+    let daemon = Daemon::start(&dir.socket(), None);
+    let limited = DaemonClient::connect(&dir.socket())
+        .await
+        .unwrap()
+        .with_policy(Some(policy("[tools]\ndeny = [\"observe_ui\"]\n")));
+    let free = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let roots = limited
+        .call("find_roots", json!({ "app": "Counter" }))
+        .await;
+    assert!(!roots.is_error, "{}", roots.text);
+    let root = roots.structured["roots"][0]["ref"].clone();
+    let r = limited.call("observe_ui", json!({ "root": root })).await;
+    assert_eq!(code(&r), "policy_denied", "{}", r.text);
+    assert!(
+        r.text
+            .contains("[tools] deny contains \"observe_ui\" (policy p.toml)"),
+        "{}",
+        r.text
+    );
+    let r = free.call("observe_ui", json!({ "root": root })).await;
+    assert!(
+        !r.is_error,
+        "the other client is not bound by it: {}",
+        r.text
+    );
+    daemon.kill();
+}
+
+/// A daemon from before policies drops the field unread: a client with a policy must not
+/// send it a call.
+#[tokio::test]
+async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
+    let dir = Dir::new("old-daemon");
+    let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
+    let ops = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = ops.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stream);
+                let mut line = String::new();
+                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
+                    let req: Value = serde_json::from_str(&line).unwrap();
+                    seen.lock()
+                        .unwrap()
+                        .push(req["op"].as_str().unwrap_or("call").into());
+                    let answer = json!({"id": req["id"], "pong": {"pid": 7, "version": "0.1.0"}});
+                    let mut out = serde_json::to_vec(&answer).unwrap();
+                    out.push(b'\n');
+                    lines.get_mut().write_all(&out).await.unwrap();
+                    line.clear();
+                }
+            });
+        }
+    });
+    // The connection connect() opened is checked too, before the first call uses it.
+    let client = DaemonClient::connect(&dir.socket())
+        .await
+        .unwrap()
+        .with_policy(Some(policy("[tools]\ndeny = [\"act_ui\"]\n")));
+    let r = client.call("observe_ui", json!({ "root": "@r1" })).await;
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert!(r.text.contains("older than --policy"), "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+    assert!(
+        !ops.lock().unwrap().iter().any(|o| o == "call"),
+        "no call reached it: {:?}",
+        ops.lock().unwrap()
+    );
+}

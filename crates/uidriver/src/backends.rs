@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use uidriver_core::Backend;
-use uidriver_service::{default_id_file, Service, ServiceConfig};
+use uidriver_service::{default_id_file, Policy, Service, ServiceConfig};
 
 use crate::cli::ServiceFlags;
 
-/// Builds the service with every backend this platform has.
-pub async fn build_service(flags: &ServiceFlags) -> Service {
+/// Builds the service with every backend this platform has, checking every call against
+/// `policy` (loaded from `flags.policy` by the caller, which reports a bad file).
+pub async fn build_service(flags: &ServiceFlags, policy: Option<Arc<Policy>>) -> Service {
     let mut backends: Vec<Arc<dyn Backend>> = Vec::new();
     let mut unavailable = Vec::new();
     match uidriver_backend_linux::LinuxBackend::from_env().await {
@@ -25,9 +26,17 @@ pub async fn build_service(flags: &ServiceFlags) -> Service {
     )));
     let config = ServiceConfig {
         id_file: default_id_file(),
-        allow_evaluate: flags.allow_evaluate
-            || std::env::var("UIDRIVER_ALLOW_EVALUATE").is_ok_and(|v| v == "1"),
+        allow_evaluate: allows_evaluate(flags, policy.as_deref()),
+        policy,
         ..ServiceConfig::default()
     };
     Service::new(backends, unavailable, config)
+}
+
+/// Whether evaluate_browser is switched on: `--allow-evaluate`, `UIDRIVER_ALLOW_EVALUATE=1`,
+/// or a policy that says `[browser] evaluate = true` (one that says false denies it anyway).
+pub fn allows_evaluate(flags: &ServiceFlags, policy: Option<&Policy>) -> bool {
+    flags.allow_evaluate
+        || std::env::var("UIDRIVER_ALLOW_EVALUATE").is_ok_and(|v| v == "1")
+        || policy.is_some_and(Policy::enables_evaluate)
 }

@@ -41,6 +41,27 @@ pub enum Command {
     Demo(DemoArgs),
     /// The task suite: real tasks in real apps, each in its own sandbox, judged by what it leaves.
     Tasks(TasksArgs),
+    /// Policy files: `uidriver policy check FILE` validates one and prints what it allows.
+    Policy(PolicyArgs),
+}
+
+/// `uidriver policy`.
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: PolicyAction,
+}
+
+/// What `uidriver policy` does.
+#[derive(Debug, Subcommand)]
+pub enum PolicyAction {
+    /// Validate a policy file (exit 0) and print what it allows and denies; an invalid file
+    /// prints the error naming the bad key or value and exits 2.
+    Check {
+        /// The policy file (TOML).
+        file: PathBuf,
+    },
 }
 
 /// Options shared by everything that runs a service.
@@ -52,6 +73,12 @@ pub struct ServiceFlags {
     /// Daemon socket (default: per desktop, in $XDG_RUNTIME_DIR/uidriver).
     #[arg(long)]
     pub socket: Option<PathBuf>,
+    /// Check every call against this policy file (TOML: allowed and denied tools, apps, browser
+    /// origins, raw input, evaluate, headless default, secrets; see docs/POLICY.md). A client
+    /// sends it with each call, so the shared daemon applies it to this client's calls only;
+    /// `uidriver daemon --policy` applies it to every client's.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 }
 
 /// `uidriver mcp`.

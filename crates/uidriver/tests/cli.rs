@@ -187,3 +187,77 @@ fn call_exit_codes_follow_the_documented_table() {
     let stopped = run(&s, &["daemon", "stop", "--socket", sock], 30);
     assert!(stopped.status.success(), "{}", text(&stopped));
 }
+
+/// Issue 15: `uidriver policy check` accepts a valid file (0, a summary) and refuses a typo (2,
+/// naming the key); `uidriver call --policy` refuses an unusable file before any daemon is
+/// reached (2) and answers a denied call policy_denied (1).
+#[test]
+fn policy_check_and_call_under_a_policy_follow_the_exit_codes() {
+    let s = Scratch::new("policy_check_and_call");
+    let good = s.0.join("good.toml");
+    std::fs::write(
+        &good,
+        "[tools]\ndeny = [\"find_roots\"]\n[secrets]\nvalues = [\"hunter2\"]\n",
+    )
+    .unwrap();
+    let bad = s.0.join("bad.toml");
+    std::fs::write(&bad, "[apps]\ndenny = [\"mousepad\"]\n").unwrap();
+    let good = good.to_str().unwrap();
+    let bad = bad.to_str().unwrap();
+
+    let ok = run(&s, &["policy", "check", good], 30);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    assert!(
+        text(&ok).contains("tools denied: find_roots"),
+        "{}",
+        text(&ok)
+    );
+    assert!(text(&ok).contains("1 value(s) redacted"), "{}", text(&ok));
+    assert!(!text(&ok).contains("hunter2"), "{}", text(&ok));
+    let typo = run(&s, &["policy", "check", bad], 30);
+    assert_eq!(typo.status.code(), Some(2), "{}", text(&typo));
+    assert!(
+        text(&typo).contains("line 2: unknown field `denny`"),
+        "{}",
+        text(&typo)
+    );
+
+    let sock = s.0.join("policy.sock");
+    let sock = sock.to_str().unwrap();
+    let refused = run(
+        &s,
+        &["call", "--policy", bad, "find_roots", "--socket", sock],
+        30,
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        !std::path::Path::new(sock).exists(),
+        "no daemon was started"
+    );
+    let denied = run(
+        &s,
+        &[
+            "call",
+            "--policy",
+            good,
+            "find_roots",
+            "--json",
+            "--socket",
+            sock,
+        ],
+        60,
+    );
+    assert_eq!(denied.status.code(), Some(1), "{}", text(&denied));
+    assert!(
+        text(&denied).contains("\"code\": \"policy_denied\""),
+        "{}",
+        text(&denied)
+    );
+    assert!(
+        text(&denied).contains("[tools] deny contains \\\"find_roots\\\""),
+        "{}",
+        text(&denied)
+    );
+    let stopped = run(&s, &["daemon", "stop", "--socket", sock], 30);
+    assert!(stopped.status.success(), "{}", text(&stopped));
+}

@@ -286,24 +286,40 @@ const TABS: &[(&str, &str)] = &[
     ),
 ];
 
-/// A loopback HTTP server on its own thread answering GETs of `TABS`; its port.
-fn serve_tabs() -> u16 {
-    use std::io::{Read, Write};
+/// The pages of `TABS`.
+fn tabs_site(path: &str, _port: u16) -> Option<String> {
+    TABS.iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, html)| html.to_string())
+}
+
+/// Serves `page(path, port)` (HTML, or 404 for None) on 127.0.0.1 until the test ends and
+/// returns the port: one request per connection, enough for a browser loading one page at a
+/// time.
+fn serve(page: fn(&str, u16) -> Option<String>) -> u16 {
+    use std::io::{BufRead, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
-        for mut sock in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let n = sock.read(&mut buf).unwrap_or(0);
-            let head = String::from_utf8_lossy(&buf[..n]);
-            let path = head.split_whitespace().nth(1).unwrap_or("/");
-            let (status, body) = match TABS.iter().find(|(p, _)| *p == path) {
-                Some((_, html)) => ("200 OK", *html),
-                None => ("404 Not Found", "not found"),
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(stream);
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let mut header = String::new();
+            while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+                header.clear();
+            }
+            let (status, body) = match page(&path, port) {
+                Some(b) => ("200 OK", b),
+                None => ("404 Not Found", String::new()),
             };
+            let mut s = reader.into_inner();
             let _ = write!(
-                sock,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                s,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
@@ -352,7 +368,7 @@ fn popups_are_new_roots_that_read_and_close_root_closes_them() {
         .unwrap();
     rt.block_on(async {
         tokio::time::timeout(Duration::from_secs(120), async {
-            let port = serve_tabs();
+            let port = serve(tabs_site);
             let url = |p: &str| format!("http://127.0.0.1:{port}{p}");
             let cdp = Arc::new(CdpBackend::new(CdpConfig {
                 headless: Some(true),
@@ -441,6 +457,134 @@ fn popups_are_new_roots_that_read_and_close_root_closes_them() {
             )
             .await;
             assert_eq!(bad.structured["error"]["code"], "invalid_args");
+            svc.shutdown().await;
+        })
+        .await
+        .expect("test timed out");
+    });
+}
+
+/// The port of the vault's server: another origin on the same host (the same site, so
+/// Chromium keeps the page in its renderer process).
+static VAULT_PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+
+/// The start page links to the vault on the other server.
+fn start_site(path: &str, _port: u16) -> Option<String> {
+    let vault = VAULT_PORT.load(std::sync::atomic::Ordering::SeqCst);
+    (path == "/start.html").then(|| {
+        format!(
+            "<!doctype html><title>Start</title><a href=\"http://127.0.0.1:{vault}/secret.html\">Open the vault</a>"
+        )
+    })
+}
+
+fn vault_site(path: &str, _port: u16) -> Option<String> {
+    (path == "/secret.html")
+        .then(|| "<!doctype html><title>Vault</title><h1>Top secret plans</h1>".to_string())
+}
+
+/// Issue 15: under a policy that allows only the start page's origin, a click that takes the
+/// page to another origin (another port of 127.0.0.1) answers policy_denied and its result never
+/// shows the new page; the page is then hidden and denied; navigating to the other origin is
+/// refused before the browser is asked; loading an allowed URL is the way back.
+#[test]
+fn a_page_that_navigates_to_a_denied_origin_is_withheld() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let vault = serve(vault_site);
+            VAULT_PORT.store(vault, std::sync::atomic::Ordering::SeqCst);
+            let port = serve(start_site);
+            let text = format!("[browser]\nallow = [\"http://127.0.0.1:{port}\"]\n");
+            let policy = uidriver_service::Policy::parse(&text, "vault.toml", |_| None).unwrap();
+            let cdp = Arc::new(CdpBackend::new(CdpConfig {
+                headless: Some(true),
+                ..CdpConfig::default()
+            }));
+            let svc = Service::new(
+                vec![cdp.clone() as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig {
+                    policy: Some(Arc::new(policy)),
+                    ..ServiceConfig::default()
+                },
+            );
+            let start = format!("http://127.0.0.1:{port}/start.html");
+            let launched = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": start, "headless": true }),
+            )
+            .await;
+            let page = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+            let s1 = ok(&svc, "observe_ui", json!({ "root": page })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let link = find(&svc, &s1, "Open the vault").await;
+            let act = call(
+                &svc,
+                "act_ui",
+                json!({ "stateId": s1, "actions": [{ "action": "press", "ref": link }],
+                        "expect": { "text": "Top secret", "timeoutMs": 10000 } }),
+            )
+            .await;
+            let error = &act.structured["error"];
+            assert_eq!(error["code"], "policy_denied", "{}", act.text);
+            assert_eq!(error["delivery"], "maybe", "the click ran: {}", act.text);
+            let message = error["message"].as_str().unwrap();
+            assert!(
+                message.contains(&format!("http://127.0.0.1:{vault}")),
+                "{message}"
+            );
+            assert!(message.contains("vault.toml"), "{message}");
+            assert!(
+                !act.text.contains("Top secret")
+                    && !act.structured.to_string().contains("Top secret")
+            );
+            // Now the page is hidden from find_roots and denied to observe.
+            let listed = ok(&svc, "find_roots", json!({ "kind": "browser_page" })).await;
+            assert_eq!(listed["total"], 0, "{listed}");
+            let r = call(&svc, "observe_ui", json!({ "root": page })).await;
+            assert_eq!(r.structured["error"]["code"], "policy_denied", "{}", r.text);
+            let r = call(
+                &svc,
+                "navigate_browser",
+                json!({ "root": page, "back": true }),
+            )
+            .await;
+            assert_eq!(r.structured["error"]["code"], "policy_denied", "{}", r.text);
+            // Loading an allowed URL is the way out.
+            let back = ok(
+                &svc,
+                "navigate_browser",
+                json!({ "root": page, "url": start }),
+            )
+            .await;
+            let s2 = back["stateId"].as_str().unwrap().to_string();
+            find(&svc, &s2, "Open the vault").await;
+            // Going to the other origin directly is refused before the browser is asked.
+            let secret = format!("http://127.0.0.1:{vault}/secret.html");
+            let r = call(
+                &svc,
+                "navigate_browser",
+                json!({ "root": page, "url": secret }),
+            )
+            .await;
+            assert_eq!(r.structured["error"]["code"], "policy_denied", "{}", r.text);
+            assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+            let still = ok(&svc, "observe_ui", json!({ "root": page })).await;
+            assert!(
+                still["stateId"].is_string(),
+                "the page stayed on the allowed origin"
+            );
             svc.shutdown().await;
         })
         .await

@@ -5,7 +5,7 @@
 //! token (tests/mcp/http_transport.py), inside an isolated desktop for the whole-desktop tools'
 //! results (tests/mcp/desktop_schemas.py), and one session through oversized requests and
 //! SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a desktop and in a sandbox
-//! with mousepad. The daemon each starts is isolated in a temp dir and stopped by the script.
+//! with mousepad, and under a policy file (tests/mcp/policy.py, issue 15). The daemon each starts is isolated in a temp dir and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -67,6 +67,25 @@ fn desktop_tool_results_match_their_output_schemas() {
         .map(|s| s.to_string())
         .collect();
     run_script_in(prefix, "desktop_schemas.py", &[], &[]);
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+}
+
+/// Issue 15 item 3: `uidriver mcp --policy FILE` denies a tool (desktop_input) and an app
+/// (mousepad) with policy_denied naming the rule, hides mousepad from find_roots, refuses its
+/// refs and states even when another client of the same daemon made them, and never shows a
+/// secret that a zenity dialog displays (tests/mcp/policy.py).
+#[test]
+fn policy_denials_for_a_tool_and_an_app() {
+    let name = format!("mcp-policy-{}", std::process::id());
+    let exe = env!("CARGO_BIN_EXE_uidriver");
+    let zenity = "zenity --info --title Information --text 'token s3cr3t-policy-value'";
+    let prefix = [
+        exe, "sandbox", "--name", &name, "--app", "mousepad", "--app", zenity, "--",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    run_script_in(prefix, "policy.py", &[], &[]);
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 

@@ -203,7 +203,19 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
             deadline,
         )
         .await?;
+    // Pages a policy denies (an attached browser may have them open) are not shown.
+    let listed = pages.len();
+    let pages: Vec<RootInfo> = pages
+        .into_iter()
+        .filter(|p| crate::enforce::denial(p).is_none())
+        .collect();
     let mut text = format!("{} pages\n", pages.len());
+    if pages.len() < listed {
+        text.push_str(&format!(
+            "note: {} page(s) a policy denies are not listed\n",
+            listed - pages.len()
+        ));
+    }
     let mut roots = Vec::new();
     for p in pages {
         let r = svc.roots.register(p.clone());

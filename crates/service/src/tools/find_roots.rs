@@ -41,13 +41,22 @@ pub struct Output {
     pub roots: Vec<RootOut>,
     /// Roots that matched before `limit`.
     pub total: usize,
-    /// Backends that could not list their roots, and why.
+    /// Backends that could not list their roots, and why; how many roots a policy hides.
     pub issues: Vec<String>,
 }
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let deadline = Deadline::after(Duration::from_secs(5));
-    let (mut listed, issues) = svc.list_roots(deadline).await;
+    let (mut listed, mut issues) = svc.list_roots(deadline).await;
+    // Roots a policy denies are not listed: their titles are theirs to keep too.
+    let before = listed.len();
+    listed.retain(|l| l.denied.is_none());
+    if listed.len() < before {
+        issues.push(format!(
+            "{} root(s) of applications or pages a policy denies are not listed",
+            before - listed.len()
+        ));
+    }
     let app = a.app.as_ref().map(|s| s.to_lowercase());
     listed.retain(|l| {
         (a.include_hidden || !l.info.hidden)

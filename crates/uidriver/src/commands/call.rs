@@ -8,7 +8,7 @@ use uidriver_core::ErrorCode;
 use uidriver_service::ToolResult;
 use uidriver_transports::{too_large, DaemonClient, ToolCaller, MAX_REQUEST_BYTES};
 
-use super::daemon::{connect, spawn_options};
+use super::daemon::connect;
 use super::exit;
 use crate::cli::CallArgs;
 
@@ -59,18 +59,21 @@ pub async fn run(a: CallArgs) -> u8 {
             return exit::USAGE;
         }
     };
+    let policy = match super::policy::load("call", &a.service) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let result = match args {
         // Refused here, before any daemon is started or reached.
         Err(refused) => refused,
         Ok(args) => {
-            let client: DaemonClient =
-                match connect(&a.service, &spawn_options(&a.service, 1800)).await {
-                    Ok(c) => c,
-                    Err(e) => {
-                        eprintln!("uidriver call: {e}");
-                        return exit::UNAVAILABLE;
-                    }
-                };
+            let client: DaemonClient = match connect(&a.service, policy, 1800).await {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("uidriver call: {e}");
+                    return exit::UNAVAILABLE;
+                }
+            };
             // A call the daemon did not answer is a result too (backend_unavailable, with
             // whether it may have run), printed like any other.
             client.call(&a.tool, args).await

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use uidriver_service::Policy;
 use uidriver_transports::{
     bind_socket, default_socket_path, runtime_dir, serve_daemon, ClientError, DaemonClient,
     DaemonOptions, SpawnOptions,
@@ -16,8 +17,10 @@ fn socket(flags: &ServiceFlags) -> std::path::PathBuf {
     flags.socket.clone().unwrap_or_else(default_socket_path)
 }
 
-/// How a client starts a daemon for this desktop; it exits after `idle` seconds alone.
-pub fn spawn_options(flags: &ServiceFlags, idle: u64) -> SpawnOptions {
+/// How a client starts a daemon for this desktop; it exits after `idle` seconds alone. The
+/// client's policy is not given to the daemon (it travels with each call, binding only this
+/// client); a policy that turns evaluate on starts the daemon with `--allow-evaluate`.
+pub fn spawn_options(flags: &ServiceFlags, policy: Option<&Policy>, idle: u64) -> SpawnOptions {
     let mut args = vec![
         "daemon".to_string(),
         "run".into(),
@@ -26,7 +29,7 @@ pub fn spawn_options(flags: &ServiceFlags, idle: u64) -> SpawnOptions {
         "--socket".into(),
         socket(flags).display().to_string(),
     ];
-    if flags.allow_evaluate {
+    if flags.allow_evaluate || policy.is_some_and(Policy::enables_evaluate) {
         args.push("--allow-evaluate".into());
     }
     SpawnOptions {
@@ -37,12 +40,16 @@ pub fn spawn_options(flags: &ServiceFlags, idle: u64) -> SpawnOptions {
     }
 }
 
-/// Connects to the daemon of this desktop, starting it when absent.
+/// Connects to the daemon of this desktop, starting it when absent; every call carries
+/// `policy`.
 pub async fn connect(
     flags: &ServiceFlags,
-    spawn: &SpawnOptions,
+    policy: Option<Arc<Policy>>,
+    idle: u64,
 ) -> Result<DaemonClient, ClientError> {
-    DaemonClient::connect_or_spawn(&socket(flags), spawn).await
+    let spawn = spawn_options(flags, policy.as_deref(), idle);
+    let client = DaemonClient::connect_or_spawn(&socket(flags), &spawn).await?;
+    Ok(client.with_policy(policy))
 }
 
 pub async fn run(a: DaemonArgs) -> u8 {
@@ -88,8 +95,12 @@ pub async fn run(a: DaemonArgs) -> u8 {
                     return exit::UNAVAILABLE;
                 }
             };
-            tracing::info!(socket = %path.display(), "daemon listening");
-            let service = Arc::new(build_service(&a.service).await);
+            let policy = match super::policy::load("daemon", &a.service) {
+                Ok(p) => p,
+                Err(code) => return code,
+            };
+            tracing::info!(socket = %path.display(), policy = ?a.service.policy, "daemon listening");
+            let service = Arc::new(build_service(&a.service, policy).await);
             let opts = DaemonOptions {
                 idle_timeout: (a.idle_timeout > 0).then(|| Duration::from_secs(a.idle_timeout)),
             };

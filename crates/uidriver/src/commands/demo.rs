@@ -82,8 +82,9 @@ async fn walk_through() -> u8 {
     let flags = ServiceFlags {
         allow_evaluate: false,
         socket: None,
+        policy: None,
     };
-    let svc = build_service(&flags).await;
+    let svc = build_service(&flags, None).await;
     if let Some((name, e)) = svc.unavailable().iter().find(|(n, _)| n == "linux") {
         eprintln!("uidriver demo: the {name} backend is unavailable: {e}");
         return exit::UNAVAILABLE;

@@ -10,7 +10,7 @@ use uidriver_transports::{
     bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller, MCP_PATH,
 };
 
-use super::daemon::{connect, spawn_options};
+use super::daemon::connect;
 use super::exit;
 use crate::backends::build_service;
 use crate::cli::McpArgs;
@@ -19,10 +19,14 @@ use crate::cli::McpArgs;
 const TOKEN_ENV: &str = "UIDRIVER_MCP_TOKEN";
 
 pub async fn run(a: McpArgs) -> u8 {
+    let policy = match super::policy::load("mcp", &a.service) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let caller: Arc<dyn ToolCaller> = if a.standalone {
-        Arc::new(build_service(&a.service).await)
+        Arc::new(build_service(&a.service, policy).await)
     } else {
-        match connect(&a.service, &spawn_options(&a.service, 600)).await {
+        match connect(&a.service, policy, 600).await {
             Ok(c) => Arc::new(c),
             Err(e) => {
                 eprintln!("uidriver mcp: {e}");

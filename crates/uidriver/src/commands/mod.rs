@@ -5,6 +5,7 @@ mod daemon;
 mod demo;
 mod doctor;
 mod mcp;
+mod policy;
 mod sandbox;
 mod tools;
 
@@ -41,6 +42,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Doctor => doctor::run().await,
         Command::Demo(a) => demo::run(a).await,
         Command::Tasks(a) => crate::tasks::run(a).await,
+        Command::Policy(a) => policy::run(a),
     };
     ExitCode::from(code)
 }
