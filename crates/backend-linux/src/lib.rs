@@ -44,6 +44,7 @@ mod clipboard;
 mod details;
 pub mod doctor;
 mod error;
+mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lease;

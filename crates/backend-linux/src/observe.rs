@@ -1073,6 +1073,7 @@ fn assemble(raw: Vec<Raw>) -> Vec<Node> {
         out.push(to_node(r, &new_index));
     }
     name_entries_after_their_combo(&mut out);
+    crate::frames::align_root_panes(&mut out);
     out
 }
 

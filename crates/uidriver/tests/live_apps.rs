@@ -284,3 +284,71 @@ fn a_key_with_no_effect_in_gedit_is_not_worked() {
         },
     );
 }
+
+/// Puts the task suite's LibreOffice profile (no Tip of the Day, no first-start wizard) into the
+/// sandbox's home.
+fn libreoffice_profile(d: &Desk) {
+    let home =
+        d.sb.env()
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| std::path::PathBuf::from(v))
+            .expect("the sandbox sets HOME");
+    let dir = home.join(".config/libreoffice/4/user");
+    std::fs::create_dir_all(&dir).unwrap();
+    let xcu = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tasks/files/libreoffice/registrymodifications.xcu"
+    );
+    std::fs::copy(xcu, dir.join("registrymodifications.xcu")).unwrap();
+}
+
+/// LibreOffice's VCL widgets sit in a root pane that reports positions without the GTK menu bar
+/// above it (25 px): a click on a toolbar button by its ref hit the row above (issue 11's
+/// "geometry off by the window origin"). Now the root pane's frame is measured against its
+/// container and the click lands: Calc's Bold toggle is checked, as the app itself says in a
+/// fresh look (fails on the old geometry: the click hit the row above and Bold stayed off).
+#[test]
+fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
+    live(
+        "a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit",
+        300,
+        &["soffice"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            libreoffice_profile(&d);
+            let app = d.launch(&["soffice", "--calc", "--norestore"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "LibreOffice Calc").await;
+            settled(svc, app.pid).await;
+            let s0 = observe(svc, &root).await;
+            let bold = one(svc, &s0, json!({ "text": "Bold", "role": "toggle-button" })).await;
+            assert!(
+                !states(&inspect(svc, &s0, &r(&bold)).await).contains(&"checked".to_string()),
+                "Bold starts unchecked"
+            );
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "click", "ref": r(&bold) }]),
+                json!({ "headless": false }),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let fresh = observe(svc, &root).await;
+            let again = one(
+                svc,
+                &fresh,
+                json!({ "text": "Bold", "role": "toggle-button" }),
+            )
+            .await;
+            assert!(
+                states(&inspect(svc, &fresh, &r(&again)).await).contains(&"checked".to_string()),
+                "Bold is checked after the click: {}",
+                res.text
+            );
+            assert_running(app.pid, "the click");
+        },
+    );
+}

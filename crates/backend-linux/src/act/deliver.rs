@@ -266,7 +266,14 @@ fn covered(h: &Hit, px: i32, py: i32) -> String {
 
 /// The centre of an element's live extents, in screen pixels.
 pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i32, i32), Error> {
-    let b = live_bounds(ctx, &el.obj).await.map_err(|e| {
+    let (b, shift) = tokio::join!(live_bounds(ctx, &el.obj), frame_offset(ctx, el.index));
+    let b = b.map(|b| {
+        b.map(|b| match shift {
+            Some((dx, dy)) => Bounds::new(b.x + dx, b.y + dy, b.width, b.height),
+            None => b,
+        })
+    });
+    let b = b.map_err(|e| {
         if e.is_gone() {
             Error::new(
                 ErrorCode::StaleRef,
@@ -286,6 +293,17 @@ pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i
             ),
         )),
     }
+}
+
+/// How far the frame of the root pane enclosing node `index` is off its container, read live
+/// (`frames.rs`); `None` when no root pane encloses it or it agrees.
+async fn frame_offset(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
+    let nodes = &ctx.state.snapshot.nodes;
+    let (pane, container) = crate::frames::enclosing_root_pane(nodes, index)?;
+    let pane = Obj::from_handle(&nodes[pane].handle)?;
+    let container = Obj::from_handle(&nodes[container].handle)?;
+    let (p, c) = tokio::join!(live_bounds(ctx, &pane), live_bounds(ctx, &container));
+    crate::frames::offset(c.ok().flatten(), p.ok().flatten())
 }
 
 pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>, LinuxError> {
