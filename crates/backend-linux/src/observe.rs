@@ -38,6 +38,8 @@ use crate::error::LinuxError;
 use crate::mapping::{self, role};
 use crate::roots::Toolkit;
 
+mod table;
+
 /// Nodes planned between two sends of the calls planned so far.
 const SEND_EVERY: usize = 16;
 
@@ -127,6 +129,9 @@ enum Done {
     /// The live child order of a node whose cached children were already added.
     Order(usize, Result<Vec<Obj>, LinuxError>),
     Details(usize, Result<Details, LinuxError>),
+    /// A managed table's visible cells, read by row and column, the note naming its window,
+    /// and the cell sought by its address when it is off screen.
+    Table(usize, Result<table::Cells, LinuxError>),
 }
 
 /// The cache, indexed.
@@ -317,6 +322,10 @@ struct Walk {
     t_walk: Instant,
     walk_done: f64,
     details_done: f64,
+    /// What the walk tells the model (a table's visible window).
+    notes: Vec<String>,
+    /// Objects whose details are read although not showing (a cell sought by its address).
+    sought: HashSet<Obj>,
 }
 
 impl Walk {
@@ -352,6 +361,8 @@ impl Walk {
             t_walk,
             walk_done: 0.0,
             details_done: 0.0,
+            notes: Vec::new(),
+            sought: HashSet::new(),
         })
     }
 
@@ -411,7 +422,8 @@ impl Walk {
     fn plan_node<'f>(&mut self, env: &'f Env<'f>, n: usize, pending: &mut Pending<'f>) {
         let (c, scope, req) = (&env.c, env.scope, env.req);
         let d = &self.nodes[n].d;
-        if d.states.has(state::SHOWING) && !is_bare_wrapper(d) {
+        let wanted = d.states.has(state::SHOWING) || self.sought.contains(&d.obj);
+        if wanted && !is_bare_wrapper(d) {
             let (obj, role_n, states, ifaces, no_name) = (
                 d.obj.clone(),
                 d.role,
@@ -496,10 +508,30 @@ impl Walk {
                 self.waiting_kids.insert(n);
                 let obj = self.nodes[n].d.obj.clone();
                 let count = self.nodes[n].d.child_count;
+                let is_table = self.nodes[n].d.ifaces.has(Ifaces::TABLE);
+                let name = self.nodes[n].d.name.clone();
                 let known = &env.known;
                 let max_children = req.max_children;
+                let seek = req.seek.clone();
                 pending.push(
                     async move {
+                        // A small table lists all its children in one call (headers and
+                        // all); a big one is read over its visible window.
+                        let big = count < 0 || count as usize > max_children;
+                        if managed && is_table && big {
+                            let r = table::visible_cells(
+                                c,
+                                &obj,
+                                &name,
+                                max_children,
+                                seek.as_deref(),
+                                known,
+                            )
+                            .await;
+                            if let Some(r) = r {
+                                return Done::Table(n, r);
+                            }
+                        }
                         if managed {
                             let r = managed_children(c, &obj, count, max_children, known).await;
                             return Done::Children(n, None, r);
@@ -531,6 +563,14 @@ impl Walk {
     fn on_done<'f>(&mut self, env: &'f Env<'f>, done: Done, pending: &mut Pending<'f>) {
         match done {
             Done::Children(n, live, r) => self.on_children(env, n, live, r),
+            Done::Table(n, r) => {
+                let r = r.map(|cells| {
+                    self.notes.push(cells.note);
+                    self.sought.extend(cells.sought);
+                    cells.kids
+                });
+                self.on_children(env, n, None, r)
+            }
             Done::Order(n, r) => self.on_order(env, n, r, pending),
             Done::Details(n, r) => {
                 self.waiting_details.remove(&n);
@@ -632,6 +672,7 @@ impl Walk {
     /// subtrees left out because they are hidden or offscreen (and said so) do not count
     /// against it, nor do cached items the live tree dropped.
     fn finish(mut self, notes: &mut Vec<String>) -> (Vec<Node>, bool) {
+        notes.append(&mut self.notes);
         if let Some(reason) = self.cut {
             for &n in &self.waiting_kids {
                 self.nodes[n].truncated = Some(Truncation {
@@ -786,7 +827,8 @@ fn add_children(
         });
     } else if let Some((n, why)) = kids.skipped {
         nodes[parent].truncated = Some(Truncation {
-            skipped: Some(n),
+            // u32::MAX: more than a u32 counts (a sheet's 2^34 cells), so not a number to show.
+            skipped: (n != u32::MAX).then_some(n),
             reason: why.into(),
         });
     }

@@ -56,6 +56,10 @@ pub struct ObserveRequest {
     /// a backend may skip them when `false`, except for nodes whose pixels matter for deciding
     /// to look visually (canvases, images, the root); acting re-reads them live anyway.
     pub bounds: bool,
+    /// Text the caller looks for (a `search_ui` that matched nothing). A backend that can reach
+    /// an element by it without reading what was cut adds that element (a spreadsheet's cell
+    /// by its address: "C200" in a sheet of 2^34 cells); others ignore it.
+    pub seek: Option<String>,
 }
 
 impl Default for ObserveRequest {
@@ -64,6 +68,7 @@ impl Default for ObserveRequest {
             max_nodes: 20_000,
             max_children: 500,
             bounds: true,
+            seek: None,
         }
     }
 }

@@ -31,6 +31,7 @@ pub(crate) mod connection;
 pub(crate) mod editable_text;
 pub(crate) mod events;
 pub(crate) mod selection;
+pub(crate) mod table;
 pub(crate) mod text;
 pub(crate) mod value;
 

@@ -56,7 +56,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         .find(|&n| state.snapshot.nodes[n].truncated.is_some());
     let (state, i, live) = match truncated {
         Some(t) => {
-            let next = read_region(svc, &state, t).await?;
+            let next = read_region(svc, &state, t, None).await?;
             let i = next.resolve(a.target)?;
             (next, i, true)
         }
@@ -91,8 +91,14 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     ))
 }
 
-/// Reads the subtree of `at` again and stores the grafted result as a successor state.
-async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc<State>, Error> {
+/// Reads the subtree of `at` again and stores the grafted result as a successor state;
+/// `seek`: text the caller looks for, which a backend may reach beyond what it would read.
+pub(crate) async fn read_region(
+    svc: &Service,
+    state: &Arc<State>,
+    at: usize,
+    seek: Option<&str>,
+) -> Result<Arc<State>, Error> {
     let started = Instant::now();
     let backend = svc.backend_named(&state.root_info.backend)?.clone();
     let deadline = Deadline::after(svc.config.observe_timeout);
@@ -103,6 +109,7 @@ async fn read_region(svc: &Service, state: &Arc<State>, at: usize) -> Result<Arc
         max_children: 5_000,
         // Match the rest of the state: rectangles only where the state has an image.
         bounds: state.image.is_some(),
+        seek: seek.map(str::to_string),
     };
     let sub = tokio::time::timeout(
         deadline.remaining(),

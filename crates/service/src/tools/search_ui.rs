@@ -1,4 +1,7 @@
-//! `search_ui`: ranked matches in a stored state. Cached: never enters a lane.
+//! `search_ui`: ranked matches in a stored state. Cached: it enters a lane only when nothing
+//! matched and the state has regions its backend did not read (a sheet's offscreen cells):
+//! those are read live, epoch-checked, with the text sought (`ObserveRequest::seek`), into a
+//! successor state, before any OCR.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -123,6 +126,18 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let mut found = search(&state, &q);
     let mut state = state;
     let mut escalated = None;
+    let mut regions_from = None;
+    if found.is_empty() {
+        if let Some(text) = q.text.as_deref() {
+            if let Some((next, hits)) =
+                seek_in_cut_regions(svc, &state, &q, a.scope_ref, text).await
+            {
+                regions_from = Some((state.id, next.id));
+                found = hits;
+                state = next;
+            }
+        }
+    }
     // Nothing matched a text query and the state has never been read visually: read its
     // pixels once (OCR) and search again in the resulting successor state.
     if found.is_empty() && q.text.is_some() && state.image.is_none() && a.ocr_fallback {
@@ -139,6 +154,11 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let offset = a.offset.unwrap_or(0);
     let page: Vec<_> = found.into_iter().skip(offset).take(limit).collect();
     let mut text = String::new();
+    if let Some((from, to)) = regions_from {
+        text.push_str(&format!(
+            "nothing matched in {from}; read its unread regions live into the successor state {to}\n"
+        ));
+    }
     if let Some(from) = escalated {
         text.push_str(&format!(
             "nothing matched in {from}; read its pixels (OCR) into the successor state {}\n",
@@ -187,4 +207,74 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             ocr_from: escalated,
         },
     ))
+}
+
+/// Regions of a state read live at most per search (each a round of calls to the app).
+const MAX_REGIONS: usize = 4;
+
+/// Reads the regions `state` left unread (truncated nodes within the scope, hidden ones only
+/// when the query includes hidden elements), one after another into successor states, asking
+/// the backend to reach `text`, until the query matches. The last state read and its matches,
+/// or `None` when there was nothing to read or reading failed.
+async fn seek_in_cut_regions(
+    svc: &Service,
+    state: &std::sync::Arc<uidriver_core::State>,
+    q: &Query,
+    scope: Option<ElementRef>,
+    text: &str,
+) -> Option<(
+    std::sync::Arc<uidriver_core::State>,
+    Vec<uidriver_core::search::Match>,
+)> {
+    let scoped: Option<std::collections::HashSet<usize>> =
+        q.scope.map(|s| state.subtree(s).into_iter().collect());
+    let within = |i: usize| scoped.as_ref().is_none_or(|set| set.contains(&i));
+    let cut: Vec<ElementRef> = state
+        .snapshot
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| {
+            n.truncated
+                .as_ref()
+                .is_some_and(|t| q.include_hidden || t.reason != "hidden")
+                && within(*i)
+        })
+        .map(|(i, _)| state.ref_of(i))
+        .take(MAX_REGIONS)
+        .collect();
+    let mut current = None;
+    for r in cut {
+        let base = current.as_ref().unwrap_or(state);
+        let Ok(at) = base.resolve(r) else { continue };
+        let next = match crate::tools::expand_ui::read_region(svc, base, at, Some(text)).await {
+            Ok(next) => next,
+            Err(e) => {
+                tracing::debug!(error = %e, "reading an unread region for search_ui failed");
+                break;
+            }
+        };
+        let scoped = Query {
+            scope: scope.and_then(|s| next.resolve(s).ok()),
+            ..q.clone()
+        };
+        let mut hits = search(&next, &scoped);
+        if hits.is_empty() {
+            // What the backend reached for the text may lie offscreen (a cell by its address):
+            // within the region just read, hidden elements count.
+            if let Ok(region) = next.resolve(r) {
+                let within_region = Query {
+                    scope: Some(region),
+                    include_hidden: true,
+                    ..q.clone()
+                };
+                hits = search(&next, &within_region);
+            }
+        }
+        if !hits.is_empty() {
+            return Some((next, hits));
+        }
+        current = Some(next);
+    }
+    current.map(|s| (s, Vec::new()))
 }
