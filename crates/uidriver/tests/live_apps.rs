@@ -355,7 +355,8 @@ fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
 
 /// Calc's sheet (2^34 cells, managing its descendants) is read through the Table interface over
 /// its visible window (issue 11): the cells of a workbook written by openpyxl show with their
-/// values, the look names the window, a value typed into a cell shows in the next look, and a
+/// values, the look names the window, a value typed into a cell with Return is `worked` (read
+/// back in that cell) and shows in the next look, and a
 /// named cell far off screen ("C200") is reached by search_ui without reading the sheet.
 #[test]
 fn calc_cells_are_read_with_values_and_an_offscreen_cell_by_its_address() {
@@ -406,6 +407,8 @@ fn calc_cells_are_read_with_values_and_an_offscreen_cell_by_its_address() {
             )
             .await;
             assert!(!res.is_error, "{}", res.text);
+            // Issue 12: the line typed with Return is read back in the cell it went to.
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let s1 = observe(svc, &root).await;
             let typed = one(svc, &s1, json!({ "text": "A3", "role": "cell" })).await;
             assert_eq!(typed["value"], "42", "{}", res.text);
@@ -520,6 +523,86 @@ fn a_gtk3_list_of_5000_rows_is_read_over_its_visible_window() {
             let end = one(svc, &s1, json!({ "text": "Item 5000", "role": "cell" })).await;
             assert_eq!(end["name"], "Item 5000");
             assert_running(app.pid, "the looks");
+        },
+    );
+}
+
+/// Writer's paragraphs show their text (issue 11: search_ui finds a document's words), and two
+/// lines typed with Return into the last paragraph are `worked`: the first read back at the end
+/// of that paragraph, the second before the caret of the new one (issue 12). The saved file is
+/// judged by the task suite's `writer-append-paragraph`.
+#[test]
+fn writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked() {
+    live(
+        "writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked",
+        300,
+        &["soffice"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            libreoffice_profile(&d);
+            let doc = tempdir().join("report.docx");
+            let src = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tasks/files/office/report.docx"
+            );
+            std::fs::copy(src, &doc).unwrap();
+            let app = d
+                .launch(&["soffice", "--writer", "--norestore", doc.to_str().unwrap()])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "report").await;
+            settled(svc, app.pid).await;
+            let s0 = observe(svc, &root).await;
+            let para = one(
+                svc,
+                &s0,
+                json!({ "text": "Revenue grew", "role": "paragraph" }),
+            )
+            .await;
+            assert!(
+                para["value"]
+                    .as_str()
+                    .is_some_and(|v| v.starts_with("Revenue grew in every region")),
+                "{para}"
+            );
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "focus", "ref": r(&para) },
+                       { "action": "keypress", "keys": "End" },
+                       { "action": "typeText", "text": " Costs fell.\nNext quarter we grow." }]),
+                json!({ "headless": false }),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            assert_eq!(
+                step_outcomes(&res).last().map(String::as_str),
+                Some("worked"),
+                "{}",
+                res.text
+            );
+            let s1 = observe(svc, &root).await;
+            let next = one(
+                svc,
+                &s1,
+                json!({ "text": "Next quarter we grow", "role": "paragraph" }),
+            )
+            .await;
+            assert_eq!(next["value"], "Next quarter we grow.");
+            let grown = one(
+                svc,
+                &s1,
+                json!({ "text": "Costs fell", "role": "paragraph" }),
+            )
+            .await;
+            assert!(
+                grown["value"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("this quarter. Costs fell."),
+                "{grown}"
+            );
+            assert_running(app.pid, "the typing");
         },
     );
 }

@@ -264,6 +264,24 @@ fn covered(h: &Hit, px: i32, py: i32) -> String {
     }
 }
 
+/// Activates the target's window so an element in it can take the keyboard focus (toolkits
+/// such as LibreOffice give no element the focus while its window is in the background);
+/// whether the window is active now. Never under `headless`: activating steals the focus.
+pub(crate) async fn activate_for_keys(ctx: &Ctx<'_>) -> bool {
+    let (Some(x), Some(w)) = (ctx.backend.inner.x11_input.as_ref(), ctx.window()) else {
+        return false;
+    };
+    if ctx.headless {
+        return false;
+    }
+    let a = x
+        .run(ctx.deadline, move |c| {
+            window::activate(c, w, ACTIVATE_TIMEOUT)
+        })
+        .await;
+    matches!(a, Ok(Activation::Activated(_)))
+}
+
 /// The centre of an element's live extents, in screen pixels.
 pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i32, i32), Error> {
     let (b, shift) = tokio::join!(live_bounds(ctx, &el.obj), frame_offset(ctx, el.index));

@@ -201,6 +201,20 @@ pub(crate) async fn focus_for_keys(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<()
             }
         })
         .await;
+    // An element in a background window may refuse the focus until its window is active.
+    let focused = match focused {
+        None if granted && deliver::activate_for_keys(ctx).await => {
+            let _ = component::grab_focus(c, &el.obj).await;
+            w.until(SETTLE, || async {
+                match verify::read(c, &el.obj).await {
+                    Ok(Some(now)) if now.states.has(st::FOCUSED) => Some(()),
+                    _ => None,
+                }
+            })
+            .await
+        }
+        f => f,
+    };
     match (granted, focused) {
         (_, Some(())) => Ok(()),
         (false, None) => Err(Error::new(
@@ -288,6 +302,16 @@ pub(crate) async fn type_text(
         found = check().await;
     }
     r.verification.method = VerificationMethod::ReadBack;
+    if typed.contains('\n') && !matches!(found, Some((_, true, _))) {
+        // Lines typed with Return may each land in an element of their own (a paragraph, the
+        // next cell): read them back where they went.
+        let sources = w.as_ref().map(text_sources).unwrap_or_default();
+        if let Some(detail) = read_back_lines(ctx, &candidates, &sources, &typed).await {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(detail);
+            return;
+        }
+    }
     match found {
         Some((o, true, caret)) => {
             r.verification.passed = Some(true);
@@ -320,6 +344,98 @@ pub(crate) async fn type_text(
             r.verification.detail = Some(d);
         }
     }
+}
+
+/// Objects whose text changed during the step (where typed lines may have gone), first seen
+/// first.
+fn text_sources(w: &verify::Watch<'_>) -> Vec<Obj> {
+    let mut out: Vec<Obj> = Vec::new();
+    for ev in w.seen.iter().filter(|e| &*e.member == "TextChanged") {
+        let o = Obj::new(&*ev.sender, &*ev.path);
+        if !out.contains(&o) {
+            out.push(o);
+        }
+        if out.len() >= FOCUS_SCAN {
+            break;
+        }
+    }
+    out
+}
+
+/// Reads back text typed with line breaks: the first line must end the text of the element
+/// typed into (the first candidate, or a text source), and a non-empty last line must stand
+/// before the caret of the element that has the focus now. A detail naming what was read, or
+/// `None` when either is not found.
+async fn read_back_lines(
+    ctx: &Ctx<'_>,
+    candidates: &[Obj],
+    sources: &[Obj],
+    typed: &str,
+) -> Option<String> {
+    let c = &ctx.caller;
+    let first = typed.split('\n').next().unwrap_or_default();
+    let last = typed.rsplit('\n').next().unwrap_or_default();
+    let first_len = first.chars().count() as i32;
+    let mut first_in = None;
+    for o in candidates.iter().take(1).chain(sources) {
+        let Ok(count) = text::character_count(c, o).await else {
+            continue;
+        };
+        let Ok(got) = text::text(c, o, (count - first_len).max(0), count).await else {
+            continue;
+        };
+        if !first.is_empty() && got.trim_end_matches('\n') == first {
+            first_in = Some(o.clone());
+            break;
+        }
+    }
+    let first_in = first_in?;
+    let last_ok = if last.is_empty() {
+        true
+    } else {
+        let n = last.chars().count() as i32;
+        let mut ok = false;
+        for o in sources.iter().chain(candidates) {
+            let Ok(Some(now)) = verify::read(c, o).await else {
+                continue;
+            };
+            if !now.states.has(st::FOCUSED) {
+                continue;
+            }
+            let Ok(caret) = text::caret_offset(c, o).await else {
+                continue;
+            };
+            if text::text(c, o, (caret - n).max(0), caret)
+                .await
+                .ok()
+                .as_deref()
+                == Some(last)
+            {
+                ok = true;
+                break;
+            }
+        }
+        ok
+    };
+    if !last_ok {
+        return None;
+    }
+    let nodes = &ctx.state.snapshot.nodes;
+    let at = nodes
+        .iter()
+        .position(|nd| nd.handle == first_in.to_string())
+        .map(|i| format!(" of {}", ctx.state.ref_of(i)))
+        .unwrap_or_default();
+    let returns = typed.matches('\n').count();
+    Some(if last.is_empty() {
+        format!(
+            "typed with {returns} Return(s): the first line ends the text{at}; the input moved on"
+        )
+    } else {
+        format!(
+            "typed with {returns} Return(s): the first line ends the text{at}, the last stands before the caret of the element focused now"
+        )
+    })
 }
 
 /// Elements that may hold the focus, best first: the given one, the state's focused element,
