@@ -75,6 +75,11 @@ impl CallContext {
         self.cancel.clone()
     }
 
+    /// Where the call's progress goes, when the caller wants it.
+    pub fn progress_sink(&self) -> Option<ProgressSink> {
+        self.progress.clone()
+    }
+
     fn set_doing(&self, what: String) {
         *self.doing.lock().unwrap_or_else(|p| p.into_inner()) = what;
     }
