@@ -7,14 +7,17 @@ Checked: a 3 s `wait_for` with a progress callback gets `notifications/progress`
 a second, each with a message, the progress growing; a `wait_for` of 20 s cancelled by the
 caller (the SDK sends `notifications/cancelled`) is stopped by the server within a second (its
 report, a `notifications/message` naming the cancelled request, arrives that soon and says
-`cancelled`, nothing delivered); an `act_ui` batch typeText "alpha", wait 4 s, typeText
+`cancelled`, nothing delivered); `uidriver call wait_for` interrupted by ^C answers
+`cancelled` within a second; an `act_ui` batch typeText "alpha", wait 4 s, typeText
 "omega" cancelled during the wait reports the first step delivered and the wait refused as
 cancelled, and mousepad's text, read afterwards by a new observation, holds "alpha" and never
 "omega". Exit 0 on success; prints what failed otherwise. The caller isolates the daemon
 (UIDRIVER_SOCKET, XDG_STATE_HOME); this script stops it.
 """
 import asyncio
+import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -77,7 +80,27 @@ async def cancel_after(session, tool, args, delay):
     return cancelled_at
 
 
-async def exercise(session, reports, check):
+async def cli_interrupt(exe, root, check):
+    """`uidriver call wait_for` interrupted by ^C (SIGINT): the daemon stops the wait, and the
+    CLI prints its answer (cancelled) and exits 1 within a second."""
+    args = json.dumps({"root": root, "text": "never shown here", "timeoutMs": 20000})
+    p = subprocess.Popen([exe, "call", "wait_for", args, "--json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    await asyncio.sleep(1.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = await asyncio.to_thread(p.communicate, timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    took = time.monotonic() - t0
+    code = (json.loads(out or "{}").get("error") or {}).get("code")
+    check(p.returncode == 1 and code == "cancelled", f"^C cancels uidriver call: {p.returncode} {out[:300]} {err[:300]}")
+    check(took < 1.0, f"the CLI answered within a second of ^C: {took:.2f} s")
+
+
+async def exercise(session, exe, reports, check):
     root, state, view = await editor(session)
     check(root and state and view, f"mousepad is observed and its text view found: {root} {state} {view}")
     if not (root and state and view):
@@ -115,6 +138,7 @@ async def exercise(session, reports, check):
               f"the report says cancelled, nothing delivered: {data}")
     r = await session.call_tool("find_roots", {"app": "mousepad"})
     check(not r.is_error, "the session goes on after a cancel")
+    await cli_interrupt(exe, root, check)
 
     # A cancelled batch: the step before the safe point was delivered, the rest never sent.
     ref = view["ref"]
@@ -154,7 +178,7 @@ async def main(exe):
         async with ClientSession(read, write, logging_callback=reports) as session:
             await asyncio.wait_for(session.initialize(), 30)
             try:
-                await asyncio.wait_for(exercise(session, reports, check), 150)
+                await asyncio.wait_for(exercise(session, exe, reports, check), 150)
             except Exception as e:  # noqa: BLE001 - reported as a failure; the daemon is still stopped
                 check(False, f"the progress checks stopped: {type(e).__name__}: {e}")
     subprocess.run([exe, "daemon", "stop"], timeout=30)

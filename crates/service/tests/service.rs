@@ -326,9 +326,18 @@ mod progress_and_cancel {
         ]);
         let start = Instant::now();
         let r = svc
-            .call_with(&ctx, &[], "act_ui", json!({ "stateId": s1, "actions": actions }))
+            .call_with(
+                &ctx,
+                &[],
+                "act_ui",
+                json!({ "stateId": s1, "actions": actions }),
+            )
             .await;
-        assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
         let steps = r.structured["steps"].as_array().unwrap();
         assert_eq!(steps.len(), 2, "{}", r.text);
         assert_eq!(steps[0]["delivery"]["delivered"], "delivered");
