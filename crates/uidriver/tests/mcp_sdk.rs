@@ -92,8 +92,8 @@ fn policy_denials_for_a_tool_and_an_app() {
 
 /// Issue 15 item 2: a 3 s `wait_for` sends progress at least every second; a cancelled
 /// `wait_for` stops within a second (over MCP, and `uidriver call` on ^C); a cancelled act
-/// batch delivers the step before the cancel
-/// and never the one after it (mousepad's text, read again) (tests/mcp/progress.py).
+/// batch delivers the step before the cancel and never the one after it (mousepad's text,
+/// read again) (tests/mcp/progress.py).
 #[test]
 fn progress_and_cancellation_with_the_python_sdk() {
     let name = format!("mcp-progress-{}", std::process::id());
