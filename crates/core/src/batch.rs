@@ -2,20 +2,49 @@
 //! the call's deadline has passed or when the headless policy forbids what it needs, `wait`
 //! slept here, every other step performed by the backend's [`StepDriver`], its delivery made
 //! to agree between the report and its error, its verdict drawn from the evidence, and the
-//! batch stopped at the first step that did not work.
+//! batch stopped at the first step that did not work, or at the first step after the caller
+//! cancelled the call (the safe point: a step is either sent whole or not at all).
 //!
 //! A backend supplies only what differs per platform: how a ref is grounded, how one step is
 //! delivered, how its effect is read back. The `expect` postcondition and the successor
 //! observation are the service's (`act_ui`), as they need a new look at the root.
 
+use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
 
 use crate::action::Step;
 use crate::backend::Deadline;
 use crate::error::{Error, ErrorCode};
 use crate::outcome::{Delivery, Outcome, StepReport};
+
+tokio::task_local! {
+    /// The cancellation of the call whose batch runs in this task. A task-local rather than a
+    /// parameter: it belongs to the call, not to the backend, so it reaches the runner without
+    /// every backend's `act` forwarding it.
+    static CANCEL: CancellationToken;
+}
+
+/// Runs `act` (a backend's `Backend::act`) so that [`run_batch`] inside it refuses every step
+/// that would start after `cancel` fired, and cuts a `wait` step short.
+pub async fn cancellable<F: Future>(cancel: CancellationToken, act: F) -> F::Output {
+    CANCEL.scope(cancel, act).await
+}
+
+/// The cancellation of the current call, when it was run by [`cancellable`].
+fn cancellation() -> Option<CancellationToken> {
+    CANCEL.try_with(CancellationToken::clone).ok()
+}
+
+/// The error of a step the cancellation stopped: nothing of it was sent.
+fn cancelled_step() -> Error {
+    Error::new(
+        ErrorCode::Cancelled,
+        "the call was cancelled before this step, which was not run",
+    )
+}
 
 /// A backend's part of a batch: one step at a time, with its evidence.
 #[async_trait]
@@ -126,12 +155,33 @@ async fn run_step(
             ),
         );
     }
+    let cancel = cancellation();
+    if cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+        return StepReport::refused(i, step.name(), cancelled_step());
+    }
     let mut r = StepReport::new(i, step.name());
     match step {
         Step::Wait(ms) => {
             let d = Duration::from_millis(*ms).min(deadline.remaining());
-            tokio::time::sleep(d).await;
-            r.verification.detail = Some(format!("waited {} ms", d.as_millis()));
+            let start = tokio::time::Instant::now();
+            let cancelled = match cancel {
+                Some(c) => tokio::time::timeout(d, c.cancelled_owned()).await.is_ok(),
+                None => {
+                    tokio::time::sleep(d).await;
+                    false
+                }
+            };
+            let waited = start.elapsed().min(d).as_millis();
+            r.verification.detail = Some(format!("waited {waited} ms"));
+            if cancelled {
+                r.error = Some(Error::new(
+                    ErrorCode::Cancelled,
+                    format!(
+                        "the call was cancelled {waited} ms into this wait of {} ms",
+                        d.as_millis()
+                    ),
+                ));
+            }
         }
         _ => driver.perform(&mut r, step).await,
     }
@@ -253,6 +303,57 @@ mod tests {
             r[0].error.as_ref().unwrap().code,
             ErrorCode::ForegroundRequired
         );
+        assert!(s.0.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_call_sends_no_step_after_the_safe_point() {
+        let cancel = CancellationToken::new();
+        let steps = [Step::Press(e(1)), Step::Wait(5_000), Step::Press(e(2))];
+        let s = Script::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let reports = rt.block_on(async {
+            let c = cancel.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                c.cancel();
+            });
+            let start = std::time::Instant::now();
+            let d = Deadline::after(Duration::from_secs(10));
+            let r = cancellable(cancel.clone(), run_batch(&s, &steps, false, d)).await;
+            // The wait was cut short, not slept out.
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "{:?}",
+                start.elapsed()
+            );
+            r
+        });
+        assert_eq!(
+            reports.len(),
+            2,
+            "the step after the cancelled wait is not reported run"
+        );
+        assert_eq!(reports[0].outcome, Outcome::Worked);
+        assert_eq!(reports[0].delivery.delivered, Delivery::Delivered);
+        let wait = reports[1].error.as_ref().unwrap();
+        assert_eq!(wait.code, ErrorCode::Cancelled);
+        assert_eq!(wait.delivery, Delivery::NotDelivered);
+        assert_eq!(reports[1].outcome, Outcome::Didnt);
+        assert_eq!(
+            *s.0.lock().unwrap(),
+            ["press"],
+            "the second press was never sent"
+        );
+        // Cancelled before the batch: nothing is sent at all.
+        let s = Script::default();
+        let d = Deadline::after(Duration::from_secs(5));
+        let r = rt.block_on(cancellable(cancel, run_batch(&s, &steps, false, d)));
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].error.as_ref().unwrap().code, ErrorCode::Cancelled);
         assert!(s.0.lock().unwrap().is_empty());
     }
 

@@ -45,6 +45,8 @@ pub enum ErrorCode {
     PolicyDenied,
     /// The backend needed for this is not available.
     BackendUnavailable,
+    /// The caller cancelled the call (MCP `notifications/cancelled`, the daemon's `cancel`).
+    Cancelled,
     /// A bug in uidriver.
     Internal,
 }
@@ -79,6 +81,7 @@ impl ErrorCode {
         ErrorCode::GuiFrameStale,
         ErrorCode::PolicyDenied,
         ErrorCode::BackendUnavailable,
+        ErrorCode::Cancelled,
         ErrorCode::Internal,
     ];
 
@@ -168,6 +171,12 @@ impl ErrorCode {
                 "The backend this call needs is not available (no display, no accessibility bus, no browser).",
                 "Retry after fixing the environment.",
                 "Run `uidriver doctor`; `uidriver sandbox` starts a private desktop.",
+            ),
+            ErrorCode::Cancelled => (
+                "cancelled",
+                "The caller cancelled the call; it stopped at the next safe point (between two steps of a batch, or at once for a call that only reads). What ran before is reported: an act's steps that were sent keep their delivery, the step refused for the cancellation and those after it were not sent.",
+                "Safe to call again: nothing was sent after the cancellation. Observe first if earlier steps were delivered.",
+                "Observe to see the state the delivered steps left; call again with a longer patience if the cancel was a timeout of yours.",
             ),
             ErrorCode::Internal => (
                 "internal",

@@ -42,7 +42,7 @@ pub use backend::{
     ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,
 };
-pub use batch::{run_batch, StepDriver};
+pub use batch::{cancellable, run_batch, StepDriver};
 pub use error::{Error, ErrorCode, Result};
 pub use expect::Expect;
 pub use ids::{ElementRef, IdParseError, RootRef, StateId};

@@ -3,6 +3,8 @@
 //! reads. Transports (MCP, the daemon socket, the CLI) only move [`ToolResult`]s.
 //!
 //! # Layout
+//! - `call`: [`CallContext`], a call's progress sink and cancellation, and the heartbeat that
+//!   reports progress while it runs.
 //! - `tools/`: one file per tool (arguments, execution, rendering) and the registry [`TOOLS`].
 //! - `forest`: listing roots across backends, pairing duplicates, ranking.
 //! - `look`: one observation of one root into a stored state (plus image and OCR when asked).
@@ -17,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod call;
 mod enforce;
 mod forest;
 #[doc(hidden)]
@@ -41,6 +44,7 @@ use tracing::Instrument;
 use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, StateStore};
 
 pub use args::decode;
+pub use call::{CallContext, Progress, ProgressSink, PERIOD as PROGRESS_PERIOD};
 pub use ids_file::default_path as default_id_file;
 pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
@@ -122,6 +126,19 @@ impl Service {
     /// is a catalogued error result.
     pub async fn call(&self, tool: &str, args: Value) -> ToolResult {
         self.call_as(&[], tool, args).await
+    }
+
+    /// Runs one tool call under the policies (as [`Service::call_as`]) with `ctx` in force:
+    /// progress goes to its sink while the call runs, and cancelling it stops the call at its
+    /// next safe point (see `call.rs`).
+    pub async fn call_with(
+        &self,
+        ctx: &CallContext,
+        callers: &[Arc<Policy>],
+        tool: &str,
+        args: Value,
+    ) -> ToolResult {
+        ctx.run(tool, self.call_as(callers, tool, args)).await
     }
 
     /// Runs one tool call once the policies allowed it (`enforce.rs`).

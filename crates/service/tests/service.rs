@@ -295,6 +295,67 @@ mod tool_loop {
     }
 }
 
+/// Issue 15 item 2 on the memory backend: progress while a call runs, and a cancelled act.
+mod progress_and_cancel {
+    use super::*;
+    use uidriver_service::CallContext;
+
+    /// A press, a long wait, a press, cancelled during the wait: the first press counted, the
+    /// wait refused as cancelled, the second press never sent (the counter says 1, not 2).
+    #[tokio::test]
+    async fn a_cancelled_act_sends_no_step_after_the_cancel() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "increment").await;
+        let got: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+        let g = got.clone();
+        let ctx = CallContext::default().with_progress(Arc::new(move |p| {
+            g.lock().unwrap().push(p.message);
+        }));
+        let c = ctx.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            c.cancel();
+        });
+        let actions = json!([
+            { "action": "press", "ref": inc },
+            { "action": "wait", "ms": 5000 },
+            { "action": "press", "ref": inc }
+        ]);
+        let start = Instant::now();
+        let r = svc
+            .call_with(
+                &ctx,
+                &[],
+                "act_ui",
+                json!({ "stateId": s1, "actions": actions }),
+            )
+            .await;
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
+        let steps = r.structured["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 2, "{}", r.text);
+        assert_eq!(steps[0]["delivery"]["delivered"], "delivered");
+        assert_eq!(steps[1]["error"]["code"], "cancelled", "{}", r.text);
+        assert_eq!(steps[1]["delivery"]["delivered"], "not_delivered");
+        assert!(r.text.contains("cancelled"), "{}", r.text);
+        let s2 = r.structured["stateId"].as_str().unwrap().to_string();
+        let count = find(&svc, &s2, "Count:").await;
+        let node = call(&svc, "inspect_ui", json!({ "stateId": s2, "ref": count })).await;
+        assert_eq!(node.structured["node"]["name"], "Count: 1", "{}", node.text);
+        let got = got.lock().unwrap();
+        assert!(
+            got.iter().any(|m| m.starts_with("act_ui: 3 steps in")),
+            "{got:?}"
+        );
+    }
+}
+
 mod states_and_lanes {
     use super::*;
 

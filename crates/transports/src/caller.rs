@@ -5,7 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 use uidriver_core::{Error, ErrorCode};
-use uidriver_service::{Policy, Service, ToolResult};
+use uidriver_service::{CallContext, Policy, Service, ToolResult};
 
 /// Runs tools: the in-process service, or a daemon client.
 #[async_trait]
@@ -31,6 +31,19 @@ pub trait ToolCaller: Send + Sync + 'static {
             "this server cannot check the caller's policy, so it runs no call that brings one",
         ))
     }
+
+    /// [`ToolCaller::call_under`] with the caller's progress sink and cancellation in `ctx`.
+    /// A caller that cannot report or cancel runs the call without them.
+    async fn call_in(
+        &self,
+        ctx: &CallContext,
+        policies: &[Arc<Policy>],
+        tool: &str,
+        args: Value,
+    ) -> ToolResult {
+        let _ = ctx;
+        self.call_under(policies, tool, args).await
+    }
 }
 
 #[async_trait]
@@ -41,6 +54,16 @@ impl ToolCaller for Service {
 
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
         self.call_as(policies, tool, args).await
+    }
+
+    async fn call_in(
+        &self,
+        ctx: &CallContext,
+        policies: &[Arc<Policy>],
+        tool: &str,
+        args: Value,
+    ) -> ToolResult {
+        self.call_with(ctx, policies, tool, args).await
     }
 
     fn offers(&self, tool: &str) -> bool {
@@ -56,6 +79,16 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
 
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
         (**self).call_under(policies, tool, args).await
+    }
+
+    async fn call_in(
+        &self,
+        ctx: &CallContext,
+        policies: &[Arc<Policy>],
+        tool: &str,
+        args: Value,
+    ) -> ToolResult {
+        (**self).call_in(ctx, policies, tool, args).await
     }
 
     fn offers(&self, tool: &str) -> bool {

@@ -19,7 +19,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixStream;
 use tokio::sync::oneshot;
 use uidriver_core::{Delivery, Error, ErrorCode};
-use uidriver_service::{Policy, ToolResult};
+use uidriver_service::{CallContext, Policy, ProgressSink, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{too_large, MAX_REQUEST_BYTES};
@@ -80,6 +80,8 @@ pub struct SpawnOptions {
 struct Routes {
     closed: bool,
     waiting: HashMap<u64, oneshot::Sender<Response>>,
+    /// Where progress lines of a waiting call go, when it asked for them.
+    progress: HashMap<u64, ProgressSink>,
 }
 
 /// One socket connection: its write half and the routes its reader task fills.
@@ -108,7 +110,20 @@ impl Conn {
                 let Ok(resp) = serde_json::from_str::<Response>(&line) else {
                     continue;
                 };
-                if let Some(tx) = lock(&reader).waiting.remove(&resp.id) {
+                if let Some(p) = resp.progress {
+                    // Called outside the lock: a sink may take its time.
+                    let sink = lock(&reader).progress.get(&resp.id).cloned();
+                    if let Some(sink) = sink {
+                        sink(p.into());
+                    }
+                    continue;
+                }
+                let waiter = {
+                    let mut r = lock(&reader);
+                    r.progress.remove(&resp.id);
+                    r.waiting.remove(&resp.id)
+                };
+                if let Some(tx) = waiter {
                     let _ = tx.send(resp);
                 }
             }
@@ -116,6 +131,7 @@ impl Conn {
             let mut r = lock(&reader);
             r.closed = true;
             r.waiting.clear();
+            r.progress.clear();
         });
         Ok(Conn {
             write: Arc::new(tokio::sync::Mutex::new(write)),
@@ -128,43 +144,74 @@ impl Conn {
         lock(&self.routes).closed
     }
 
-    /// Waits for the answer to `id`; `None` when the connection already ended.
-    fn expect(&self, id: u64) -> Option<oneshot::Receiver<Response>> {
+    /// Waits for the answer to `id` (and its progress lines, to `sink`); `None` when the
+    /// connection already ended.
+    fn expect(&self, id: u64, sink: Option<ProgressSink>) -> Option<oneshot::Receiver<Response>> {
         let mut r = lock(&self.routes);
         if r.closed {
             return None;
         }
         let (tx, rx) = oneshot::channel();
         r.waiting.insert(id, tx);
+        if let Some(sink) = sink {
+            r.progress.insert(id, sink);
+        }
         Some(rx)
     }
 
     fn forget(&self, id: u64) {
-        lock(&self.routes).waiting.remove(&id);
+        let mut r = lock(&self.routes);
+        r.waiting.remove(&id);
+        r.progress.remove(&id);
     }
 
     /// Sends one request; the answer arrives on the receiver, which fails when the connection
     /// breaks first. An error means the line was not (wholly) written, and the daemon runs
     /// only whole lines, so the request did not run.
-    async fn send(&self, id: u64, line: &[u8]) -> io::Result<oneshot::Receiver<Response>> {
+    async fn send(
+        &self,
+        id: u64,
+        line: &[u8],
+        sink: Option<ProgressSink>,
+    ) -> io::Result<oneshot::Receiver<Response>> {
         let closed = || {
             io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "the daemon closed the connection",
             )
         };
-        let rx = self.expect(id).ok_or_else(closed)?;
-        // In its own task: a caller that gives up mid-write must not leave half a line that
-        // the next request would be glued to.
-        let (write, line) = (self.write.clone(), line.to_vec());
-        let written = tokio::spawn(async move { write.lock().await.write_all(&line).await })
-            .await
-            .unwrap_or_else(|e| Err(io::Error::other(e)));
-        if let Err(e) = written {
+        let rx = self.expect(id, sink).ok_or_else(closed)?;
+        if let Err(e) = self.write_line(line).await {
             self.forget(id);
             return Err(e);
         }
         Ok(rx)
+    }
+
+    /// Writes one line whole. In its own task: a caller that gives up mid-write must not leave
+    /// half a line that the next request would be glued to.
+    async fn write_line(&self, line: &[u8]) -> io::Result<()> {
+        let (write, line) = (self.write.clone(), line.to_vec());
+        tokio::spawn(async move { write.lock().await.write_all(&line).await })
+            .await
+            .unwrap_or_else(|e| Err(io::Error::other(e)))
+    }
+
+    /// Asks the daemon to stop call `id` (a line it does not answer).
+    async fn cancel(&self, id: u64, cancel_id: u64) {
+        let req = Request {
+            id: cancel_id,
+            op: "cancel".into(),
+            cancels: Some(id),
+            ..Request::default()
+        };
+        let Ok(mut line) = serde_json::to_vec(&req) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Err(e) = self.write_line(&line).await {
+            tracing::debug!("sending a cancel: {e}");
+        }
     }
 }
 
@@ -249,14 +296,12 @@ impl DaemonClient {
         let ping = Request {
             id,
             op: "ping".into(),
-            tool: None,
-            args: Value::Null,
-            policies: vec![],
+            ..Request::default()
         };
         let mut line =
             serde_json::to_vec(&ping).map_err(|e| ClientError::Protocol(e.to_string()))?;
         line.push(b'\n');
-        let rx = conn.send(id, &line).await?;
+        let rx = conn.send(id, &line, None).await?;
         let pong = match tokio::time::timeout(Duration::from_secs(10), rx).await {
             Ok(Ok(resp)) => resp.pong.unwrap_or(Value::Null),
             Ok(Err(_)) => return Err(ClientError::Lost),
@@ -294,17 +339,21 @@ impl DaemonClient {
         tool: Option<&str>,
         args: Value,
     ) -> Result<Response, ClientError> {
-        self.request_under(op, tool, args, &[]).await
+        self.request_under(op, tool, args, &[], None).await
     }
 
-    /// [`DaemonClient::request`]; a call carries this client's policy and `extra`.
+    /// [`DaemonClient::request`]; a call carries this client's policy and `extra`, and runs
+    /// under `ctx` (progress lines to its sink, a `cancel` line when it is cancelled).
     async fn request_under(
         &self,
         op: &str,
         tool: Option<&str>,
         args: Value,
         extra: &[Arc<Policy>],
+        ctx: Option<&CallContext>,
     ) -> Result<Response, ClientError> {
+        let sink = ctx.and_then(CallContext::progress_sink);
+        let cancel = ctx.map(CallContext::token).unwrap_or_default();
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let policies = match op {
             "call" => self
@@ -321,6 +370,8 @@ impl DaemonClient {
             tool: tool.map(str::to_string),
             args,
             policies,
+            progress: sink.is_some(),
+            cancels: None,
         };
         let mut line =
             serde_json::to_vec(&req).map_err(|e| ClientError::Protocol(e.to_string()))?;
@@ -338,9 +389,9 @@ impl DaemonClient {
                 tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
             }
             let conn = self.connection().await?;
-            match conn.send(id, &line).await {
+            match conn.send(id, &line, sink.clone()).await {
                 Ok(rx) => {
-                    let Ok(answer) = tokio::time::timeout(limit, rx).await else {
+                    let Ok(answer) = self.answer_of(&conn, id, rx, limit, &cancel).await else {
                         conn.forget(id);
                         self.discard(&conn).await;
                         tracing::warn!(op, tool, ?limit, "the daemon did not answer in time");
@@ -376,9 +427,45 @@ impl DaemonClient {
         })))
     }
 
+    /// Waits up to `limit` for the answer to call `id`; when `cancel` fires first, tells the
+    /// daemon once and goes on waiting (the cancelled call answers what it did).
+    async fn answer_of(
+        &self,
+        conn: &Conn,
+        id: u64,
+        rx: oneshot::Receiver<Response>,
+        limit: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Result<Response, oneshot::error::RecvError>, tokio::time::error::Elapsed> {
+        let answer = tokio::time::timeout(limit, rx);
+        tokio::pin!(answer);
+        let mut told = false;
+        loop {
+            tokio::select! {
+                a = &mut answer => return a,
+                () = cancel.cancelled(), if !told => {
+                    told = true;
+                    let cancel_id = self.next.fetch_add(1, Ordering::SeqCst);
+                    conn.cancel(id, cancel_id).await;
+                }
+            }
+        }
+    }
+
     /// Calls a tool.
     pub async fn call_tool(&self, tool: &str, args: Value) -> Result<ToolResult, ClientError> {
-        self.call_tool_under(tool, args, &[]).await
+        self.call_tool_under(tool, args, &[], None).await
+    }
+
+    /// Calls a tool under `ctx`: its progress reaches the context's sink, and cancelling the
+    /// context asks the daemon to stop the call.
+    pub async fn call_tool_in(
+        &self,
+        ctx: &CallContext,
+        tool: &str,
+        args: Value,
+    ) -> Result<ToolResult, ClientError> {
+        self.call_tool_under(tool, args, &[], Some(ctx)).await
     }
 
     /// Calls a tool under `extra` policies as well as this client's.
@@ -387,8 +474,11 @@ impl DaemonClient {
         tool: &str,
         args: Value,
         extra: &[Arc<Policy>],
+        ctx: Option<&CallContext>,
     ) -> Result<ToolResult, ClientError> {
-        let resp = self.request_under("call", Some(tool), args, extra).await?;
+        let resp = self
+            .request_under("call", Some(tool), args, extra, ctx)
+            .await?;
         resp.result
             .ok_or_else(|| ClientError::Protocol("response without a result".into()))
     }
@@ -563,7 +653,18 @@ impl ToolCaller for DaemonClient {
     }
 
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
-        match self.call_tool_under(tool, args, policies).await {
+        self.call_in(&CallContext::default(), policies, tool, args)
+            .await
+    }
+
+    async fn call_in(
+        &self,
+        ctx: &CallContext,
+        policies: &[Arc<Policy>],
+        tool: &str,
+        args: Value,
+    ) -> ToolResult {
+        match self.call_tool_under(tool, args, policies, Some(ctx)).await {
             Ok(r) => r,
             Err(ClientError::TooLarge(n)) => ToolResult::error(&too_large(n)),
             Err(e) => ToolResult::error(&unanswered(tool, &e)),

@@ -3,13 +3,16 @@
 //! The socket sits in a 0700 directory with mode 0600, and a connecting process must have our
 //! uid (checked with SO_PEERCRED), so only the user who started the daemon can drive their
 //! desktop through it. Each request runs in its own task so a slow observation of one app does
-//! not hold up calls on the same connection; responses carry the request id.
+//! not hold up calls on the same connection; responses carry the request id. A connection
+//! remembers its calls in flight, so a `cancel` line can stop one, and sends the progress of
+//! calls that asked for it on the same line stream (see `protocol.rs`).
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
@@ -17,7 +20,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch};
 
-use uidriver_service::{Policy, ToolResult};
+use uidriver_service::{CallContext, Policy, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{self, too_large, Head, Line, MAX_REQUEST_BYTES};
@@ -129,9 +132,8 @@ async fn idle_exit(mut attached: watch::Receiver<usize>, timeout: Option<Duratio
 fn protocol_error(id: u64, message: String) -> Response {
     Response {
         id,
-        result: None,
-        pong: None,
         error: Some(message),
+        ..Default::default()
     }
 }
 
@@ -146,8 +148,7 @@ fn refuse_oversized(head: &Head, bytes: usize) -> Response {
         None | Some("call") => Response {
             id: id_of(head),
             result: Some(ToolResult::error(&too_large(bytes))),
-            pong: None,
-            error: None,
+            ..Default::default()
         },
         Some(_) => protocol_error(id_of(head), too_large(bytes).message),
     }
@@ -170,6 +171,7 @@ async fn connection(
         }
     });
     let (mut reader, mut lines) = (BufReader::new(read), frame::LineReader::default());
+    let calls = InFlight::default();
     loop {
         let line = match lines.next(&mut reader, MAX_REQUEST_BYTES).await? {
             Line::Eof => break,
@@ -193,11 +195,38 @@ async fn connection(
                 continue;
             }
         };
-        answer(req, &caller, &tx, &stop).await;
+        answer(req, &caller, &tx, &stop, &calls).await;
     }
     drop(tx);
     let _ = writer.await;
     Ok(())
+}
+
+/// The calls of one connection that have not answered yet, by request id, so a `cancel` can
+/// reach them. A std mutex: it is held for one map operation, never across an await.
+type InFlight = Arc<Mutex<HashMap<u64, CallContext>>>;
+
+fn in_flight(calls: &InFlight) -> std::sync::MutexGuard<'_, HashMap<u64, CallContext>> {
+    calls.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The context of call `req`: its cancellation, registered in `calls`, and when it asked for
+/// progress, a sink writing progress lines. A full line queue drops a report rather than wait
+/// (the next one comes within a second).
+fn context_of(req: &Request, tx: &mpsc::Sender<Response>, calls: &InFlight) -> CallContext {
+    let mut ctx = CallContext::default();
+    if req.progress {
+        let (tx, id) = (tx.clone(), req.id);
+        ctx = ctx.with_progress(Arc::new(move |p| {
+            let _ = tx.try_send(Response {
+                id,
+                progress: Some(p.into()),
+                ..Default::default()
+            });
+        }));
+    }
+    in_flight(calls).insert(req.id, ctx.clone());
+    ctx
 }
 
 /// Runs one request: a call in its own task (responses carry the id), the rest inline.
@@ -206,12 +235,12 @@ async fn answer(
     caller: &Arc<dyn ToolCaller>,
     tx: &mpsc::Sender<Response>,
     stop: &watch::Sender<bool>,
+    calls: &InFlight,
 ) {
     let pong = |v| Response {
         id: req.id,
-        result: None,
         pong: Some(v),
-        error: None,
+        ..Default::default()
     };
     match req.op.as_str() {
         "ping" => {
@@ -221,6 +250,7 @@ async fn answer(
                 "pid": std::process::id(),
                 "version": env!("CARGO_PKG_VERSION"),
                 "policies": true,
+                "progress": true,
             });
             let _ = tx.send(pong(v)).await;
         }
@@ -229,20 +259,40 @@ async fn answer(
             let _ = stop.send(true);
         }
         "call" => {
-            let (caller, tx) = (caller.clone(), tx.clone());
+            let ctx = context_of(&req, tx, calls);
+            let (caller, tx, calls) = (caller.clone(), tx.clone(), calls.clone());
             tokio::spawn(async move {
                 let tool = req.tool.unwrap_or_default();
                 let policies: Vec<Arc<Policy>> = req.policies.into_iter().map(Arc::new).collect();
-                let result = caller.call_under(&policies, &tool, req.args).await;
+                let result = caller.call_in(&ctx, &policies, &tool, req.args).await;
+                in_flight(&calls).remove(&req.id);
                 let _ = tx
                     .send(Response {
                         id: req.id,
                         result: Some(result),
-                        pong: None,
-                        error: None,
+                        ..Default::default()
                     })
                     .await;
             });
+        }
+        "cancel" => {
+            // Not answered: the cancelled call's own answer says what ran.
+            let target = req
+                .cancels
+                .and_then(|id| in_flight(calls).get(&id).cloned());
+            match target {
+                Some(ctx) => {
+                    tracing::info!(
+                        call = req.cancels,
+                        "cancelling a call at the client's request"
+                    );
+                    ctx.cancel();
+                }
+                None => tracing::debug!(
+                    call = req.cancels,
+                    "cancel for a call that already answered"
+                ),
+            }
         }
         other => {
             let _ = tx

@@ -33,6 +33,6 @@ pub use mcp::serve_mcp_stdio;
 pub use mcp_http::{
     bind_mcp_http, check_options, serve_mcp_http, HttpOptions, MCP_PATH, MIN_TOKEN_LEN,
 };
-pub use protocol::{Request, Response};
+pub use protocol::{ProgressFrame, Request, Response};
 pub use socket::{default_socket_path, runtime_dir};
 pub use uidriver_service::ToolResult;

@@ -5,6 +5,13 @@
 //! `isError`. stdout carries only protocol frames; logs go to stderr. A message larger than
 //! [`MAX_REQUEST_BYTES`] is answered (`invalid_args` naming the limit) and skipped, never
 //! allowed to break the stream or reach the daemon.
+//!
+//! A call whose request carries a `progressToken` gets `notifications/progress` while it runs
+//! (the service's heartbeat, relayed in order, none after the answer). `notifications/cancelled`
+//! cancels the call's context, which stops it at its next safe point. MCP forbids answering
+//! a cancelled request (rmcp drops the answer), so what the call did by then (for `act_ui`,
+//! each step's delivery) goes to the host as a `notifications/message` (level `warning`,
+//! logger `uidriver`, data `{cancelled: {requestId, tool}, text, structuredContent}`).
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -13,7 +20,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -21,7 +28,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use uidriver_service::{ToolResult, TOOLS};
+use uidriver_service::{CallContext, Progress, ToolResult, TOOLS};
 
 use crate::caller::ToolCaller;
 use crate::frame::{self, too_large, Head, Line, LineReader, MAX_REQUEST_BYTES};
@@ -78,8 +85,14 @@ pub fn to_mcp(r: ToolResult) -> CallToolResult {
 }
 
 impl ServerHandler for Handler {
+    #[allow(deprecated)] // enable_logging: see report_cancelled
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        // Logging: how a cancelled call tells what it had done (see the module doc).
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let mut info = ServerConfig::new(caps);
         info.server_info.name = "uidriver".into();
         info.server_info.version = env!("CARGO_PKG_VERSION").into();
         info.with_instructions(INSTRUCTIONS)
@@ -99,11 +112,57 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let r = self.caller.call(&request.name, args).await;
+        let mut ctx = CallContext::new(context.ct.clone());
+        // Progress is relayed by one task, so notifications keep their order; it ends when the
+        // call's context is dropped, and is awaited before the answer goes out.
+        let relay = context.meta.get_progress_token().map(|token| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+            ctx = ctx.clone().with_progress(Arc::new(move |p| {
+                let _ = tx.send(p);
+            }));
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some(p) = rx.recv().await {
+                    let n = ProgressNotificationParam::new(token.clone(), p.progress)
+                        .with_message(p.message);
+                    if let Err(e) = peer.notify_progress(n).await {
+                        tracing::debug!("sending progress: {e}");
+                    }
+                }
+            })
+        });
+        let r = self.caller.call_in(&ctx, &[], &request.name, args).await;
+        let cancelled = ctx.is_cancelled();
+        drop(ctx);
+        if let Some(relay) = relay {
+            let _ = relay.await;
+        }
+        if cancelled {
+            report_cancelled(&context, &request.name, &r).await;
+        }
         Ok(to_mcp(r).into())
+    }
+}
+
+/// Tells the host what a cancelled call had done, since its answer may not be sent. MCP
+/// logging is deprecated (SEP-2577) but is the one notification a host shows that may follow
+/// a cancelled request; replace it when the protocol names a successor.
+#[allow(deprecated)]
+async fn report_cancelled(context: &RequestContext<RoleServer>, tool: &str, r: &ToolResult) {
+    tracing::info!(tool, id = %context.id, "call cancelled by the client");
+    let data = json!({
+        "cancelled": { "requestId": context.id, "tool": tool },
+        "text": r.text,
+        "structuredContent": r.structured,
+    });
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+    let mut msg = LoggingMessageNotificationParam::new(LoggingLevel::Warning, data);
+    msg.logger = Some("uidriver".into());
+    if let Err(e) = context.peer.notify_logging_message(msg).await {
+        tracing::debug!("reporting a cancelled call: {e}");
     }
 }
 

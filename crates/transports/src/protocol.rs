@@ -3,18 +3,27 @@
 //! most `MAX_REQUEST_BYTES` long and must end with `\n` (a line cut off by a dying writer is
 //! never run); a line the daemon refuses (too long, not a request) is answered by its id when
 //! one can be found, and the connection goes on with the next line.
+//!
+//! Progress and cancellation: a `call` with `"progress": true` gets progress lines
+//! (`{"id": N, "progress": {"progress": 3, "message": "…"}}`, at least one a second while it
+//! runs) before its answer, which is always the last line with its id. A `cancel` request
+//! (`{"id": M, "op": "cancel", "cancels": N}`) asks the daemon to stop call N of the same
+//! connection at its next safe point; it is not answered (the cancelled call's own answer
+//! says what ran: `cancelled`, or an `act_ui` result whose refused step says so). A call
+//! without `progress` gets no progress lines, so older clients see the protocol they know; an
+//! older daemon ignores `progress` and answers `cancel` with a protocol error nobody waits for.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use uidriver_service::{Policy, ToolResult};
+use uidriver_service::{Policy, Progress, ToolResult};
 
 /// A request line.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
     /// Correlates the response.
     pub id: u64,
-    /// `call` (default), `ping` or `shutdown`.
+    /// `call` (default), `cancel`, `ping` or `shutdown`.
     #[serde(default = "default_op")]
     pub op: String,
     /// Tool name, for `call`.
@@ -28,6 +37,12 @@ pub struct Request {
     /// and none gets another's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<Policy>,
+    /// For `call`: send progress lines before the answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub progress: bool,
+    /// For `cancel`: the id of the call (on this connection) to stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancels: Option<u64>,
 }
 
 fn default_op() -> String {
@@ -35,7 +50,7 @@ fn default_op() -> String {
 }
 
 /// A response line.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Response {
     /// The request's id.
@@ -49,4 +64,34 @@ pub struct Response {
     /// A protocol error (bad line, unknown op).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A progress report of a running `call` that asked for them; not its answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<ProgressFrame>,
+}
+
+/// One progress report on the socket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgressFrame {
+    /// Grows with every report of the call.
+    pub progress: f64,
+    /// What the call is doing and for how long it has run.
+    pub message: String,
+}
+
+impl From<Progress> for ProgressFrame {
+    fn from(p: Progress) -> Self {
+        ProgressFrame {
+            progress: p.progress,
+            message: p.message,
+        }
+    }
+}
+
+impl From<ProgressFrame> for Progress {
+    fn from(p: ProgressFrame) -> Self {
+        Progress {
+            progress: p.progress,
+            message: p.message,
+        }
+    }
 }

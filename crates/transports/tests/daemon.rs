@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use uidriver_core::testing::MemoryBackend;
 use uidriver_core::Backend;
-use uidriver_service::{Service, ServiceConfig};
+use uidriver_service::{CallContext, Service, ServiceConfig};
 use uidriver_transports::{bind_socket, serve_daemon, DaemonClient, DaemonOptions, ToolCaller};
 
 /// A temp dir for one test's socket, removed at the end.
@@ -420,4 +420,73 @@ async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
         "no call reached it: {:?}",
         ops.lock().unwrap()
     );
+}
+
+/// Issue 15 item 2: a call that asks for progress hears from the daemon at least every second
+/// with what it does; one that does not gets only its answer (the protocol older clients
+/// know); a `cancel` line stops a `wait_for` at once, and its answer says it was cancelled and
+/// that nothing was delivered.
+#[tokio::test]
+async fn progress_lines_come_before_the_answer_and_a_cancel_stops_a_wait() {
+    let dir = Dir::new("progress");
+    let daemon = Daemon::start(&dir.socket(), None);
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let roots = client.call("find_roots", json!({ "app": "Counter" })).await;
+    let root = roots.structured["roots"][0]["ref"].clone();
+    assert!(root.is_string(), "{}", roots.text);
+    let wait = json!({ "root": root, "text": "never shown", "timeoutMs": 2500 });
+
+    let got: Arc<std::sync::Mutex<Vec<(f64, String)>>> = Arc::default();
+    let g = got.clone();
+    let ctx = CallContext::default().with_progress(Arc::new(move |p| {
+        g.lock().unwrap().push((p.progress, p.message));
+    }));
+    let r = client
+        .call_tool_in(&ctx, "wait_for", wait.clone())
+        .await
+        .unwrap();
+    assert_eq!(code(&r), "timeout", "{}", r.text);
+    let got = got.lock().unwrap().clone();
+    assert!(got.len() >= 3, "2.5 s at least one a second: {got:?}");
+    assert!(got.windows(2).all(|w| w[1].0 > w[0].0), "{got:?}");
+    assert!(
+        got.iter().any(|(_, m)| m.starts_with("wait_for: watching")),
+        "says what it does: {got:?}"
+    );
+
+    // Without `progress`: the first line back is the answer.
+    let mut raw = BufReader::new(UnixStream::connect(dir.socket()).await.unwrap());
+    let mut line = serde_json::to_vec(&json!({
+        "id": 7, "op": "call", "tool": "wait_for",
+        "args": { "root": root, "text": "never shown", "timeoutMs": 1600 }
+    }))
+    .unwrap();
+    line.push(b'\n');
+    let answer = line_exchange(&mut raw, &line).await;
+    assert_eq!(answer["id"], 7);
+    assert!(answer.get("progress").is_none(), "{answer}");
+    assert_eq!(
+        answer["result"]["structured"]["error"]["code"], "timeout",
+        "{answer}"
+    );
+
+    // Cancelled after 0.3 s of a 10 s wait: answered within a second of the cancel.
+    let ctx = CallContext::default();
+    let c = ctx.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        c.cancel();
+    });
+    let long = json!({ "root": root, "text": "never shown", "timeoutMs": 10000 });
+    let start = std::time::Instant::now();
+    let r = client.call_tool_in(&ctx, "wait_for", long).await.unwrap();
+    assert!(
+        start.elapsed() < Duration::from_millis(1300),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(code(&r), "cancelled", "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+    assert!(r.text.contains("cancelled"), "{}", r.text);
+    daemon.kill();
 }

@@ -5,7 +5,8 @@
 //! token (tests/mcp/http_transport.py), inside an isolated desktop for the whole-desktop tools'
 //! results (tests/mcp/desktop_schemas.py), and one session through oversized requests and
 //! SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a desktop and in a sandbox
-//! with mousepad, and under a policy file (tests/mcp/policy.py, issue 15). The daemon each starts is isolated in a temp dir and stopped by the script.
+//! with mousepad, under a policy file (tests/mcp/policy.py, issue 15), and with progress and
+//! cancellation (tests/mcp/progress.py, issue 15). The daemon each starts is isolated in a temp dir and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -86,6 +87,22 @@ fn policy_denials_for_a_tool_and_an_app() {
     .map(|s| s.to_string())
     .collect();
     run_script_in(prefix, "policy.py", &[], &[]);
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+}
+
+/// Issue 15 item 2: a 3 s `wait_for` sends progress at least every second; a cancelled
+/// `wait_for` stops within a second (over MCP, and `uidriver call` on ^C); a cancelled act
+/// batch delivers the step before the cancel and never the one after it (mousepad's text,
+/// read again) (tests/mcp/progress.py).
+#[test]
+fn progress_and_cancellation_with_the_python_sdk() {
+    let name = format!("mcp-progress-{}", std::process::id());
+    let exe = env!("CARGO_BIN_EXE_uidriver");
+    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    run_script_in(prefix, "progress.py", &[], &[]);
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 

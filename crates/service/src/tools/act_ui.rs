@@ -149,18 +149,20 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     frame_lease(svc, &base, &steps, deadline).await?;
     let before = svc.app_roots(&info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
-    let reports = backend
-        .act(
-            ActRequest {
-                root: &info,
-                state: &base,
-                steps: &steps,
-                headless: a.headless,
-                input: &svc.input,
-            },
-            deadline,
-        )
-        .await?;
+    crate::call::doing(format!("act_ui: {} steps in {}", steps.len(), info.app));
+    // Under the call's cancellation: the runner refuses every step after it (the safe point).
+    let act = backend.act(
+        ActRequest {
+            root: &info,
+            state: &base,
+            steps: &steps,
+            headless: a.headless,
+            input: &svc.input,
+        },
+        deadline,
+    );
+    let reports = uidriver_core::cancellable(crate::call::cancellation(), act).await?;
+    crate::call::doing(format!("act_ui: observing {} after the steps", info.app));
     let delivered = reports
         .iter()
         .any(|r| r.delivery.delivered != Delivery::NotDelivered);

@@ -175,6 +175,10 @@ fn page_root(
 }
 
 pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, Error> {
+    crate::call::doing(match &a.endpoint {
+        Some(_) => "launch_browser: attaching to the endpoint",
+        None => "launch_browser: starting Chromium",
+    });
     if let Some(u) = &a.url {
         check_url("url", u)?;
     }

@@ -57,6 +57,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         .pick_root(a.root, a.app.as_deref(), a.title.as_deref(), deadline)
         .await?;
     let info = svc.root_info(root)?;
+    crate::call::doing(format!("observe_ui: observing {root} ({})", info.app));
     let guard = svc.lanes.enter(&info.resource).await;
     let info = svc.refresh_root(root, &info, deadline).await?;
     let state = svc

@@ -122,6 +122,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     };
     let mut last = base.clone();
     let mut checks = 0u32;
+    crate::call::doing(format!("wait_for: watching {root}"));
     loop {
         let info = svc.root_info(root)?;
         let guard = svc.lanes.enter(&info.resource).await;
@@ -172,6 +173,10 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             })?;
         drop(guard);
         checks += 1;
+        crate::call::doing(format!(
+            "wait_for: watching {root}, not met after {checks} looks of {:.1} s allowed",
+            timeout as f64 / 1000.0
+        ));
         if expect.holds(&state) {
             let mut text = format!(
                 "condition met after {checks} checks: {}\n{}\n",

@@ -1,11 +1,17 @@
 //! `uidriver call TOOL ARGS`: one tool call through the daemon (started when absent).
-//! Arguments larger than the daemon accepts are refused here (`invalid_args`, exit 2).
+//! Arguments larger than the daemon accepts are refused here (`invalid_args`, exit 2). On a
+//! terminal, the call's progress is shown on stderr as it runs; ^C cancels the call (the
+//! daemon stops it at its next safe point and its answer, printed as usual, says what ran),
+//! a second ^C quits without waiting.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
 
 use std::io::{Read, Write};
 
 use serde_json::Value;
 use uidriver_core::ErrorCode;
-use uidriver_service::ToolResult;
+use uidriver_service::{CallContext, ToolResult};
 use uidriver_transports::{too_large, DaemonClient, ToolCaller, MAX_REQUEST_BYTES};
 
 use super::daemon::connect;
@@ -51,6 +57,28 @@ fn save_images(
     Ok(())
 }
 
+/// The call's context: progress lines on stderr when it is a terminal (scripts reading
+/// stderr see what they always saw).
+fn context() -> CallContext {
+    let ctx = CallContext::default();
+    if !std::io::stderr().is_terminal() {
+        return ctx;
+    }
+    ctx.with_progress(Arc::new(|p| eprintln!("… {}", p.message)))
+}
+
+/// Cancels the call at the first ^C; quits at the second.
+async fn cancel_on_interrupt(ctx: CallContext) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("uidriver call: cancelling; ^C again quits without waiting for the answer");
+    ctx.cancel();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(130);
+    }
+}
+
 pub async fn run(a: CallArgs) -> u8 {
     let args = match read_args(a.args.as_deref()) {
         Ok(v) => v,
@@ -74,9 +102,13 @@ pub async fn run(a: CallArgs) -> u8 {
                     return exit::UNAVAILABLE;
                 }
             };
+            let ctx = context();
+            let watch = tokio::spawn(cancel_on_interrupt(ctx.clone()));
             // A call the daemon did not answer is a result too (backend_unavailable, with
             // whether it may have run), printed like any other.
-            client.call(&a.tool, args).await
+            let r = client.call_in(&ctx, &[], &a.tool, args).await;
+            watch.abort();
+            r
         }
     };
     let mut out = std::io::stdout().lock();
