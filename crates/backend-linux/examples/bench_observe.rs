@@ -17,7 +17,12 @@
 //! ```
 //!
 //! `--only LABEL` (repeatable) measures just those apps (`gtk3-widget-factory`, `mousepad`,
-//! `gnome-calculator`, `zenity`, `chromium`).
+//! `gnome-calculator`, `zenity`, `chromium`, `calc`).
+//!
+//! `calc` is LibreOffice Calc, whose sheet has 2^34 cells: no walk can visit it, so its row is
+//! uidriver's observation time of the window (the sheet read over its visible window) and the
+//! soffice process's resident memory before and after the runs (a look must not make the app
+//! build accessibles it then keeps).
 //!
 //! It starts its own sandbox (Xvfb + D-Bus + AT-SPI + openbox) with gtk3-widget-factory,
 //! mousepad, gnome-calculator, zenity and Chromium, and stops it at the end.
@@ -380,7 +385,15 @@ async fn run(sb: &Sandbox, runs: usize, json_path: &Path) -> Res<()> {
             "complete": complete,
         }));
     }
-    let out = json!({"runs": runs, "apps": rows});
+    let calc = if only.is_empty() || only.iter().any(|o| o == "calc") {
+        let c = calc(sb, &linux, &req, runs).await?;
+        table.push(c.0);
+        eprintln!("{}", table[table.len() - 1]);
+        Some(c.1)
+    } else {
+        None
+    };
+    let out = json!({"runs": runs, "apps": rows, "calc": calc});
     if let Some(dir) = json_path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -392,4 +405,78 @@ async fn run(sb: &Sandbox, runs: usize, json_path: &Path) -> Res<()> {
         println!("JSON: {}", json_path.display());
     }
     Ok(())
+}
+
+/// Resident memory of a process in KiB (`VmRSS`).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// LibreOffice Calc: the window observed `runs` times (median), and soffice's RSS before and
+/// after. The table row and its JSON.
+async fn calc(
+    sb: &Sandbox,
+    linux: &LinuxBackend,
+    req: &ObserveRequest,
+    runs: usize,
+) -> Res<(String, serde_json::Value)> {
+    // The task suite's profile: no Tip of the Day dialog in front of the sheet.
+    let home = sb
+        .env()
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v))
+        .ok_or("the sandbox sets HOME")?;
+    let profile = home.join(".config/libreoffice/4/user");
+    std::fs::create_dir_all(&profile)?;
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tasks/files/libreoffice/registrymodifications.xcu"),
+        profile.join("registrymodifications.xcu"),
+    )?;
+    let pid = sb.spawn(&["soffice".to_string(), "--calc".into(), "--norestore".into()])?;
+    let pid = sb.wait_for_app_window(pid, Duration::from_secs(60))?.pid;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let roots = linux.list_roots(deadline(5)).await?;
+    let root = roots
+        .iter()
+        .find(|r| r.pid == Some(pid) && r.title.contains("LibreOffice Calc"))
+        .ok_or("no Calc window")?;
+    let before = rss_kib(pid).unwrap_or(0);
+    let mut ms = Vec::new();
+    let mut nodes = 0;
+    let mut window_note = String::new();
+    for i in 0..=runs {
+        let s = linux.observe(root, req, deadline(20)).await?;
+        if i > 0 {
+            ms.push(s.timings.total_ms);
+        }
+        nodes = s.nodes.len();
+        if let Some(n) = s.notes.iter().find(|n| n.starts_with("table ")) {
+            window_note = n.clone();
+        }
+    }
+    let after = rss_kib(pid).unwrap_or(0);
+    let median_ms = median(&mut ms);
+    let growth = (after as f64 - before as f64) / (before.max(1) as f64) * 100.0;
+    let row = format!(
+        "{:<20} {:>5} {:>5} {:>5} | {:>6} {:>6.1}ms | soffice RSS {:.1} MiB before, {:.1} MiB after ({:+.1}%) | {}",
+        "calc",
+        "-",
+        "-",
+        nodes,
+        "",
+        median_ms,
+        before as f64 / 1024.0,
+        after as f64 / 1024.0,
+        growth,
+        window_note
+    );
+    Ok((
+        row,
+        json!({"median_ms": median_ms, "nodes": nodes, "rss_kib_before": before,
+               "rss_kib_after": after, "rss_growth_percent": growth, "window": window_note}),
+    ))
 }
