@@ -606,3 +606,60 @@ fn writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked() 
         },
     );
 }
+
+/// A Chromium the user starts after uidriver is already running, without
+/// `--force-renderer-accessibility` (the user's own browser), is read over AT-SPI with its page
+/// content (issue 11: the document once came with no children and the look said complete).
+#[test]
+fn a_chromium_started_after_the_service_shows_its_page_content() {
+    live(
+        "a_chromium_started_after_the_service_shows_its_page_content",
+        240,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let page = dir.join("page.html");
+            std::fs::write(
+                &page,
+                "<!doctype html><title>Local Page</title><h1>Hello heading</h1>\
+                 <p>Some paragraph text</p><button>Press me</button>",
+            )
+            .unwrap();
+            let profile = dir.join("profile");
+            let app = d
+                .launch(&[
+                    "/usr/lib/chromium/chromium",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    &format!("--user-data-dir={}", profile.display()),
+                    &format!("file://{}", page.display()),
+                ])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Local Page").await;
+            // The page may still be loading when its window shows: look until it has content.
+            let t0 = Instant::now();
+            let s = loop {
+                let s = observe(svc, &root).await;
+                let found = search(svc, &s, json!({ "text": "Press me", "role": "button" })).await;
+                if !found.is_empty() || t0.elapsed() > Duration::from_secs(15) {
+                    break s;
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            };
+            one(svc, &s, json!({ "text": "Press me", "role": "button" })).await;
+            one(
+                svc,
+                &s,
+                json!({ "text": "Hello heading", "role": "heading" }),
+            )
+            .await;
+            assert_running(app.pid, "the looks");
+        },
+    );
+}

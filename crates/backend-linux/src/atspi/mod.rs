@@ -157,6 +157,7 @@ pub(crate) mod state {
     pub(crate) const BUSY: u32 = 3;
     pub(crate) const CHECKED: u32 = 4;
     pub(crate) const COLLAPSED: u32 = 5;
+    pub(crate) const DEFUNCT: u32 = 6;
     pub(crate) const EDITABLE: u32 = 7;
     pub(crate) const ENABLED: u32 = 8;
     pub(crate) const EXPANDABLE: u32 = 9;

@@ -83,7 +83,7 @@ pub(super) async fn visible_cells(
     seek: Option<&str>,
     known: &Known<'_>,
 ) -> Option<Result<Cells, LinuxError>> {
-    let window = match visible_window(c, obj).await {
+    let window = match visible_window(c, obj, known).await {
         Ok(Some(w)) => w,
         Ok(None) => return None,
         Err(e) if e.is_app_gone() || e.is_unresponsive() => return Some(Err(e)),
@@ -109,12 +109,7 @@ pub(super) async fn visible_cells(
     }))
     .await;
     let cells: Vec<Result<Option<Described>, LinuxError>> = stream::iter(cells)
-        .map(|(r, col)| async move {
-            match table::cell_at(c, obj, r, col).await? {
-                Some(o) => describe_cached(c, o, known).await.map(Some),
-                None => Ok(None),
-            }
-        })
+        .map(|(r, col)| cell(c, obj, r, col, known))
         .buffered(IN_FLIGHT)
         .collect()
         .await;
@@ -193,9 +188,40 @@ fn address(row: i32, col: i32) -> String {
     format!("{}{}", String::from_utf8_lossy(&letters), row + 1)
 }
 
+/// The cell at (`row`, `col`), described: the object an earlier look got, while it still
+/// answers with the name it had (a toolkit that makes a new accessible per `GetAccessibleAt`
+/// keeps each one, so asking again every look grows the app), else asked for anew.
+async fn cell(
+    c: &Caller,
+    table_obj: &Obj,
+    row: i32,
+    col: i32,
+    known: &Known<'_>,
+) -> Result<Option<Described>, LinuxError> {
+    if let Some((o, name)) = known.memo.cell(table_obj, row, col) {
+        match describe_cached(c, o, known).await {
+            Ok(d) if d.name == name && !d.states.has(state::DEFUNCT) => return Ok(Some(d)),
+            Err(e) if e.is_app_gone() || e.is_unresponsive() => return Err(e),
+            _ => {}
+        }
+    }
+    let Some(o) = table::cell_at(c, table_obj, row, col).await? else {
+        return Ok(None);
+    };
+    let d = describe_cached(c, o, known).await?;
+    known
+        .memo
+        .remember_cell(table_obj, row, col, d.obj.clone(), d.name.clone());
+    Ok(Some(d))
+}
+
 /// The rows and columns on screen, from the cells at the table's top-left and bottom-right
 /// corners (a little inside, moving inwards past headers and borders that are no cells).
-async fn visible_window(c: &Caller, obj: &Obj) -> Result<Option<Window>, LinuxError> {
+async fn visible_window(
+    c: &Caller,
+    obj: &Obj,
+    known: &Known<'_>,
+) -> Result<Option<Window>, LinuxError> {
     let ((n_rows, n_cols), (x, y, w, h)) = tokio::try_join!(
         table::shape(c, obj),
         component::extents(c, obj, component::COORD_SCREEN)
@@ -228,8 +254,8 @@ async fn visible_window(c: &Caller, obj: &Obj) -> Result<Option<Window>, LinuxEr
     // The corners were probed a little inside (past a header row): a row cut by the edge
     // above or below may still show. The table's own showing state decides.
     let (above, below) = tokio::join!(
-        showing_cell(c, obj, w.rows.0 - 1, w.cols.0),
-        showing_cell(c, obj, w.rows.1 + 1, w.cols.0)
+        showing_cell(c, obj, w.rows.0 - 1, w.cols.0, known),
+        showing_cell(c, obj, w.rows.1 + 1, w.cols.0, known)
     );
     if above? {
         w.rows.0 -= 1;
@@ -241,15 +267,18 @@ async fn visible_window(c: &Caller, obj: &Obj) -> Result<Option<Window>, LinuxEr
 }
 
 /// Whether the cell at (row, col) exists and shows.
-async fn showing_cell(c: &Caller, obj: &Obj, row: i32, col: i32) -> Result<bool, LinuxError> {
+async fn showing_cell(
+    c: &Caller,
+    obj: &Obj,
+    row: i32,
+    col: i32,
+    known: &Known<'_>,
+) -> Result<bool, LinuxError> {
     if row < 0 {
         return Ok(false);
     }
-    let Some(cell) = table::cell_at(c, obj, row, col).await? else {
-        return Ok(false);
-    };
-    match accessible::states(c, &cell).await {
-        Ok(s) => Ok(s.has(state::SHOWING)),
+    match cell(c, obj, row, col, known).await {
+        Ok(d) => Ok(d.is_some_and(|d| d.states.has(state::SHOWING))),
         Err(e) if e.is_app_gone() || e.is_unresponsive() => Err(e),
         Err(_) => Ok(false),
     }
