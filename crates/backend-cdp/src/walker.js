@@ -419,9 +419,33 @@
         items(c.shadowRoot || c, acc);
         continue;
       }
+      if (tag === 'label' && namesOnlyItsControl(c)) {
+        // The label is the control's name (nameOf reads el.labels): not a line of its own.
+        // A label wrapping its control gives way to it; one pointing at it (for=) goes.
+        if (c.contains(c.control)) {
+          const inner = items(c, []);
+          for (let i = 0; i < inner.length; i++) {
+            if (typeof inner[i] === 'string') continue;
+            acc.push(inner[i], inner[i + 1]);
+            i++;
+          }
+        }
+        continue;
+      }
       acc.push(c, role);
     }
     return acc;
+  }
+
+  // Whether a <label> holds only text (and its own control) and its control takes its name
+  // from labels (no aria-label or aria-labelledby of its own).
+  function namesOnlyItsControl(l) {
+    const ctl = l.control;
+    if (!ctl || ctl.hasAttribute('aria-label') || ctl.hasAttribute('aria-labelledby')) return false;
+    for (let n = l.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 1 && !n.contains(ctl)) return false;
+    }
+    return true;
   }
 
   // Emits one element (and its subtree). `shown`: an ancestor has a box (display/content-visibility).

@@ -83,6 +83,17 @@ fn node_score(node: &Node, q: &str) -> Option<(u32, &'static str)> {
         .max_by_key(|(s, _)| *s)
 }
 
+/// Capabilities of a control (what a label that names one does not have).
+const OPERATED: [Capability; 7] = [
+    Capability::Press,
+    Capability::Toggle,
+    Capability::Select,
+    Capability::SetText,
+    Capability::TypeText,
+    Capability::SetValue,
+    Capability::Expand,
+];
+
 /// Runs a query; matches sorted best first, then in document order.
 pub fn search(state: &State, q: &Query) -> Vec<Match> {
     let needle = q.text.as_ref().map(|t| t.trim().to_lowercase());
@@ -114,7 +125,9 @@ pub fn search(state: &State, q: &Query) -> Vec<Match> {
         if !node.has_state(StateFlag::Disabled) {
             score += 2;
         }
-        if node.caps.contains(Capability::Press) || node.caps.contains(Capability::SetText) {
+        // A control ranks above the label that names it (same text, same score otherwise):
+        // the agent acts on the control.
+        if OPERATED.iter().any(|c| node.caps.contains(*c)) {
             score += 1;
         }
         out.push(Match {
@@ -158,5 +171,57 @@ mod tests {
         assert!(s("Unsaved") > s("sa_ve_x"));
         assert!(s("sa_ve_x") > 0);
         assert_eq!(s("Open"), 0);
+    }
+
+    /// gedit's "Find" label and the field it names; a page's `label "Plan"` and its select: the
+    /// control comes first, so `select` on the top match acts on the control.
+    #[test]
+    fn a_control_ranks_above_the_label_that_names_it() {
+        use crate::model::{Evidence, Snapshot};
+        use crate::vocab::CapSet;
+        use crate::{NewState, RootRef, StateId};
+        let node = |role, caps: CapSet, parent| Node {
+            role,
+            name: Evidence::from_text("Plan"),
+            caps,
+            parent,
+            ..Node::default()
+        };
+        let mut root = node(Role::Window, CapSet::default(), None);
+        root.name = Evidence::from_text("Settings");
+        root.children = vec![1, 2];
+        let nodes = vec![
+            root,
+            node(Role::Label, CapSet::default(), Some(0)),
+            node(
+                Role::ComboBox,
+                CapSet::default().with(Capability::Select),
+                Some(0),
+            ),
+        ];
+        let state = State::build(NewState {
+            id: StateId::from_raw(1),
+            root: RootRef::from_raw(1),
+            root_info: crate::store::tests::root_info("k"),
+            epoch: 0,
+            snapshot: Snapshot {
+                nodes,
+                complete: true,
+                ..Snapshot::default()
+            },
+            image: None,
+            ocr: vec![],
+            successor: false,
+            previous: None,
+        });
+        let found = search(
+            &state,
+            &Query {
+                text: Some("plan".into()),
+                ..Query::default()
+            },
+        );
+        assert_eq!(found[0].index, 2, "{found:?}");
+        assert_eq!(found[1].index, 1);
     }
 }

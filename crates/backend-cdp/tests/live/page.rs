@@ -577,3 +577,48 @@ fn capture_shows_the_viewport_where_bounds_say() {
         },
     );
 }
+
+const LABELS: &str = r#"<!doctype html><title>Labels</title>
+<label for="plan">Plan</label> <select id="plan"><option>Basic</option><option>Pro</option></select>
+<label>Email <input name="email"></label>
+<label for="n">Name <a href="/help">(help)</a></label><input id="n">
+<label for="q">Query</label><input id="q" aria-label="Search terms">"#;
+
+/// Issue 11: a `<label>` that only names one control is folded into it (one line, not `label
+/// "Plan"` then `combo-box "Plan"`); a label that holds more than text (a link) or names a
+/// control with a name of its own stays, so nothing the page says is lost.
+#[test]
+fn a_label_that_only_names_its_control_is_folded_into_it() {
+    live(
+        "a_label_that_only_names_its_control_is_folded_into_it",
+        90,
+        || async {
+            let mut env = Env::start(&[("/labels.html", LABELS)], None).await;
+            env.goto("/labels.html").await;
+            let s = env.observe(None).await;
+            let nodes = &s.snapshot.nodes;
+            let named = |role: Role, text: &str| {
+                nodes
+                    .iter()
+                    .filter(|n| n.role == role && n.name.text().is_some_and(|t| t.trim() == text))
+                    .count()
+            };
+            assert_eq!(named(Role::ComboBox, "Plan"), 1);
+            assert_eq!(named(Role::Label, "Plan"), 0, "folded into the select");
+            assert_eq!(
+                named(Role::Label, "Email"),
+                0,
+                "the wrapping label gave way"
+            );
+            let email = find(&s, Some(Role::Text), "Email");
+            assert!(s.resolve(email).is_ok());
+            // Kept: a label with a link inside, and one naming a control that has its own name.
+            assert!(nodes.iter().any(
+                |n| n.role == Role::Label && n.name.text().is_some_and(|t| t.contains("Name"))
+            ));
+            assert_eq!(named(Role::Label, "Query"), 1);
+            find(&s, Some(Role::Link), "(help)");
+            env.finish().await;
+        },
+    );
+}
