@@ -18,13 +18,13 @@ fn truncate(s: &str) -> String {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Expect {
-    /// Text that must appear (case-insensitive).
+    /// Text to appear (case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Role that must appear (see search_ui).
+    /// Role to appear (see search_ui).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// Value that ref (or any element) must have.
+    /// Value ref (or any element) must have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// Element (@eN) to check.
@@ -33,7 +33,7 @@ pub struct Expect {
     /// Only inside this element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope_ref: Option<ElementRef>,
-    /// Wait until it is false instead.
+    /// Wait for it to be false.
     #[serde(default)]
     pub gone: bool,
     /// ms to wait (default 3000, max 30000).

@@ -34,10 +34,10 @@ pub struct Args {
     pub state_id: StateId,
     /// 1-20 steps, in order.
     pub actions: Vec<RawStep>,
-    /// Postcondition to wait for after the steps.
+    /// Postcondition awaited after the steps.
     #[serde(default)]
     pub expect: Option<Expect>,
-    /// No pointer, keyboard or focus changes (such steps fail unsent).
+    /// No pointer, key or focus changes (such steps fail unsent).
     #[serde(default)]
     pub headless: bool,
     /// Deadline, ms (default 30000, max 120000).

@@ -97,7 +97,7 @@ pub struct InputArgs {
     /// Up to 50 events, in order.
     #[serde(default)]
     pub actions: Vec<DesktopAction>,
-    /// First bring this app to the front (launched if needed).
+    /// First bring this app to the front (launching it).
     #[serde(default)]
     pub activate_app: Option<String>,
     /// Set the clipboard first.

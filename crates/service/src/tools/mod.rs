@@ -125,7 +125,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "observe_ui",
         title: "Observe a window or page",
-        description: "Observe a root into a new state (sN): a folded outline with refs (@eN). Then search_ui, expand_ui, inspect_ui that state rather than re-observing.",
+        description: "Observe a root into a new state (sN): a folded outline with refs (@eN). Then search_ui/expand_ui/inspect_ui it rather than re-observing.",
         hints: READ,
         schema: input::<observe_ui::Args>,
         output_schema: output::<observe_ui::Output>,
@@ -157,7 +157,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "act_ui",
         title: "Act on elements",
-        description: "Run 1-20 steps on one state, stopping at the first that fails; semantic first, physical input only if allowed. Each reports worked/didnt/unknown, grounding, delivery, verification; returns the successor (diff), expect verdict, root changes.",
+        description: "Run 1-20 steps on one state; stops at the first failure; semantic first, physical input only if allowed. Each reports worked/didnt/unknown, grounding, delivery, verification; returns the successor (diff), expect verdict, root changes.",
         hints: WRITE,
         schema: input::<act_ui::Args>,
         output_schema: output::<act_ui::Output>,
@@ -189,7 +189,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "launch_browser",
         title: "Launch or attach a browser",
-        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; returns its pages as browser_page roots.",
+        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; returns its pages as roots.",
         hints: Hints {
             read_only: false,
             destructive: false,
@@ -201,7 +201,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "navigate_browser",
         title: "Navigate a page",
-        description: "Load a URL in a page or new tab, or go back, forward, reload; waits for load, returns the new state. Earlier states go stale.",
+        description: "Load a URL (page or new tab), or back, forward, reload; waits for load, returns the new state; earlier ones go stale.",
         hints: WEB_WRITE,
         schema: input::<browser::NavigateArgs>,
         output_schema: output::<observe_ui::Output>,
