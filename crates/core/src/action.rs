@@ -44,10 +44,10 @@ pub enum Scalar {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RawStep {
-    /// Step kind (decides which fields apply).
+    /// Step kind; sets which fields apply.
     #[schemars(with = "ActionKind")]
     pub action: String,
-    /// Element (@eN) of the state.
+    /// Element (@eN).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
     /// Image pixel (click, scroll, moveMouse, hover).
@@ -56,32 +56,32 @@ pub struct RawStep {
     /// Image pixel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
-    /// For click/drag (default left).
+    /// click/drag (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Button>")]
     pub button: Option<String>,
     /// Clicks, 1–3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
-    /// setText (replaces) or typeText (at the caret).
+    /// setText (replace) or typeText (insert).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// keypress chords: "ctrl+s", "ctrl+a Delete" or a list.
+    /// keypress: "ctrl+s", "ctrl+a Delete" or a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Keys>,
-    /// select: option label or value; setValue: number.
+    /// select: option label/value; setValue: number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Scalar>,
-    /// Scroll steps (positive: right).
+    /// Steps (positive: right).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_x: Option<i32>,
-    /// Scroll steps (positive: down).
+    /// Steps (positive: down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_y: Option<i32>,
-    /// Drag points (2–50), image pixels.
+    /// Drag points (2–50).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<Point>>,
-    /// For wait, ms (0–30000).
+    /// wait: ms (0–30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
     /// setFiles: absolute file paths.
