@@ -35,12 +35,8 @@ pub struct Page {
     /// The target (and main frame) id; for a frame page (`frames.rs`), the frame id.
     pub target_id: String,
     session: String,
-    // A std mutex: the context id is read or replaced, never held across an await. Shared
-    // with the listener that forgets it when the document is replaced (`forget_world_on_navigation`).
-    world: Arc<Mutex<Option<i64>>>,
-    /// Bumped at each new document of the page's frame (by the same listener): an evaluation
-    /// in flight when it changes is abandoned, as its old renderer may never answer.
-    navigations: Arc<tokio::sync::watch::Sender<u64>>,
+    // A std mutex: the context id is read or replaced, never held across an await.
+    world: Mutex<Option<i64>>,
     /// Cross-origin frames read from this page (see `frames.rs`).
     pub(crate) frames: Frames,
     /// The tab's JavaScript dialog (shared by its frame pages; see `dialog.rs`).
@@ -54,15 +50,11 @@ impl Page {
         session: String,
         dialogs: Arc<Dialogs>,
     ) -> Self {
-        let world = Arc::new(Mutex::new(None));
-        let navigations = Arc::new(tokio::sync::watch::Sender::new(0));
-        forget_world_on_navigation(&client, &session, target_id, &world, &navigations);
         Page {
             client,
             target_id: target_id.to_string(),
             session,
-            world,
-            navigations,
+            world: Mutex::new(None),
             frames: Frames::default(),
             dialogs,
         }
@@ -183,24 +175,19 @@ impl Page {
                 // Let the navigation that replaced the document settle.
                 tokio::time::sleep(WORLD_RETRY_PAUSE.min(deadline.remaining())).await;
             }
-            let mut new_document = self.navigations.subscribe();
             let ctx = self.world(deadline).await?;
-            let cmd = Evaluate {
-                expression,
-                context_id: Some(ctx),
-                return_by_value: by_value,
-                await_promise: true,
-                user_gesture: false,
-            };
-            let sent = self.send(&cmd, deadline);
-            let r = tokio::select! {
-                r = sent => r,
-                Ok(()) = new_document.changed() => Err(CdpError::Protocol {
-                    method: "Runtime.evaluate",
-                    code: 0,
-                    message: NAVIGATED.into(),
-                }),
-            };
+            let r = self
+                .send(
+                    &Evaluate {
+                        expression,
+                        context_id: Some(ctx),
+                        return_by_value: by_value,
+                        await_promise: true,
+                        user_gesture: false,
+                    },
+                    deadline,
+                )
+                .await;
             let last = attempt + 1 == tries;
             match r {
                 Err(e) if navigation_ends && navigated(&e) => {
@@ -441,69 +428,6 @@ impl Page {
     }
 }
 
-/// Forgets the isolated world when the page's frame commits a new document
-/// (`Page.frameNavigated` for its own frame id), so the next evaluation makes a new one.
-///
-/// Why: after a cross-site navigation the page runs in another renderer, and a
-/// `Runtime.evaluate` naming the old document's context id was never answered there (measured:
-/// a press on a link from 127.0.0.1 to localhost, then every look waited out its deadline). A
-/// same-renderer navigation answers "Cannot find context", which `eval_world` handles too.
-fn forget_world_on_navigation(
-    client: &Client,
-    session: &str,
-    frame_id: &str,
-    world: &Arc<Mutex<Option<i64>>>,
-    navigations: &Arc<tokio::sync::watch::Sender<u64>>,
-) {
-    #[derive(serde::Deserialize)]
-    struct Navigated {
-        frame: NavigatedFrame,
-    }
-    #[derive(serde::Deserialize)]
-    struct NavigatedFrame {
-        id: String,
-    }
-    let mut events = client.events();
-    let (session, frame_id) = (session.to_string(), frame_id.to_string());
-    let weak = Arc::downgrade(world);
-    let nav = Arc::downgrade(navigations);
-    tokio::spawn(async move {
-        loop {
-            let ev = match events.recv().await {
-                Ok(ev) => ev,
-                Err(RecvError::Lagged(_)) => {
-                    // An event may have been missed: a world made before it is not trusted.
-                    match weak.upgrade() {
-                        Some(w) => *w.lock().unwrap_or_else(|p| p.into_inner()) = None,
-                        None => break,
-                    }
-                    continue;
-                }
-                Err(RecvError::Closed) => break,
-            };
-            if ev.session_id.as_deref() != Some(session.as_str()) {
-                continue;
-            }
-            let Some(world) = weak.upgrade() else { break };
-            match ev.method.as_str() {
-                "Page.frameNavigated" => {
-                    let params = ev.params.as_deref().map(|p| p.get()).unwrap_or("{}");
-                    let ours = serde_json::from_str::<Navigated>(params)
-                        .is_ok_and(|n| n.frame.id == frame_id);
-                    if ours {
-                        *world.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                        if let Some(n) = nav.upgrade() {
-                            n.send_modify(|v| *v += 1);
-                        }
-                    }
-                }
-                "Inspector.detached" => break,
-                _ => {}
-            }
-        }
-    });
-}
-
 /// Watches the document (and same-origin frames) for one change.
 const WAIT_JS: &str = include_str!("js/wait.js");
 
@@ -517,12 +441,8 @@ fn context_gone(e: &CdpError) -> bool {
 /// Whether a command was cut short because the page navigated while it ran (a cross-site
 /// navigation moves the page to another renderer; the session stays).
 fn navigated(e: &CdpError) -> bool {
-    matches!(e, CdpError::Protocol { message, .. } if message.contains(NAVIGATED))
+    matches!(e, CdpError::Protocol { message, .. } if message.contains("Inspected target navigated or closed"))
 }
-
-/// Chromium's message for a command cut short by a navigation (also ours for an evaluation
-/// abandoned at a new document).
-const NAVIGATED: &str = "Inspected target navigated or closed";
 
 fn context_gone_text(m: &str) -> bool {
     m.contains("Cannot find context with specified id")
