@@ -38,11 +38,11 @@ fi
 # The official MCP Python SDK drives `uidriver mcp` in the conformance test and the task
 # suite's scripted agents; `jsonschema` checks real results against the tools' output schemas;
 # openpyxl, python-docx, python-pptx and odfpy read the documents the task checkers judge
-# (tasks/lib/read_doc.py).
+# (tasks/lib/read_doc.py); pypdf (pure Python) reads the text of save_pdf's files in its tests.
 PY=${UIDRIVER_PYTHON:-python3}
-if ! "$PY" -c "import mcp, jsonschema, openpyxl, docx, pptx, odf" 2>/dev/null; then
+if ! "$PY" -c "import mcp, jsonschema, openpyxl, docx, pptx, odf, pypdf" 2>/dev/null; then
   log "installing the MCP Python SDK, jsonschema and the document readers"
-  PIP_PKGS=(mcp jsonschema openpyxl python-docx python-pptx odfpy)
+  PIP_PKGS=(mcp jsonschema openpyxl python-docx python-pptx odfpy pypdf)
   "$PY" -m pip install -q "${PIP_PKGS[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${PIP_PKGS[@]}"
 fi
 # Fuzzing (docs/FUZZING.md) is opt-in: UIDRIVER_FUZZ=1 adds the nightly toolchain and cargo-fuzz.

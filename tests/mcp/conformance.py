@@ -15,6 +15,7 @@ The caller isolates the daemon (UIDRIVER_SOCKET, XDG_STATE_HOME); this script st
 import asyncio
 import json
 import os
+import tempfile
 import subprocess
 import sys
 
@@ -26,7 +27,7 @@ from mcp.client.stdio import stdio_client
 EXPECTED_TOOLS = {
     "find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "act_ui",
     "read_text", "wait_for", "close_root", "launch_browser", "navigate_browser", "evaluate_browser",
-    "desktop_screenshot", "desktop_input",
+    "desktop_screenshot", "desktop_input", "save_pdf",
 }
 READ_ONLY = {"find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "read_text",
              "wait_for", "desktop_screenshot"}
@@ -78,6 +79,11 @@ async def exercise_tools(res):
     await res.call("navigate_browser", {"root": root, "reload": True})
     r = await res.call("evaluate_browser", {"root": root, "expression": "document.title"})
     res.check(r.structured_content.get("result") == "Schema check", "evaluate_browser result")
+    with tempfile.TemporaryDirectory() as d:
+        pdf = os.path.join(d, "page.pdf")
+        r = await res.call("save_pdf", {"root": root, "path": pdf})
+        res.check(not r.is_error and os.path.getsize(pdf) == r.structured_content.get("bytes"),
+                  f"save_pdf wrote the file {r.content[0].text[:300]}")
     r = await res.call("navigate_browser", {"url": url, "newTab": True})
     tab = r.structured_content["root"]
     res.check(tab != root, "navigate_browser newTab opens a new root")

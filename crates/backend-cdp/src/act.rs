@@ -147,6 +147,7 @@ impl Actor<'_> {
             Step::SetValue(t, v) => self.set_value(r, *t, *v).await,
             Step::Drag { path, from, button } => self.drag(r, path, *from, *button).await,
             Step::MoveMouse(t) | Step::Hover(t) => self.hover(r, t).await,
+            Step::SetFiles(t, paths) => self.set_files(r, *t, paths).await,
             // The runner sleeps `wait` itself.
             Step::Wait(_) => Ok(()),
         }

@@ -405,6 +405,13 @@ impl BrowserControl for CdpBackend {
             .ok_or_else(|| Error::new(ErrorCode::TargetClosed, "the page closed after navigating"))
     }
 
+    async fn print_pdf(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<u8>> {
+        let (browser, page) = self.page(root, deadline).await?;
+        crate::capture::print_pdf(&page, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
     async fn evaluate(
         &self,
         root: &RootInfo,

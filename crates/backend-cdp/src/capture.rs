@@ -1,7 +1,7 @@
-//! Pixels of a page: `Page.captureScreenshot` of the viewport, decoded to the RGB that core's
+//! Pixels and prints of a page: `Page.captureScreenshot` of the viewport, decoded to the RGB that core's
 //! [`RawImage`] carries, with the screen rectangle the image shows (the same mapping as node
 //! bounds, so image coordinates in act steps land where the outline says). Scaling, encoding
-//! and OCR are the vision crate's.
+//! and OCR are the vision crate's. `print_pdf` is `Page.printToPDF`, for `save_pdf`.
 
 use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, RawImage};
@@ -57,6 +57,39 @@ pub async fn capture(page: &Page, headless: bool, deadline: Deadline) -> CdpResu
         .await
         .map_err(|e| CdpError::PageScript(format!("decoding the screenshot: {e}")))?
         .map_err(|e| CdpError::PageScript(format!("the screenshot is not a PNG: {e}")))
+}
+
+/// `Page.printToPDF`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PrintToPdf {
+    print_background: bool,
+    prefer_css_page_size: bool,
+}
+#[derive(Deserialize)]
+struct Printed {
+    data: String,
+}
+impl Command for PrintToPdf {
+    const METHOD: &'static str = "Page.printToPDF";
+    type Output = Printed;
+}
+
+/// The page printed as PDF (print media; the page's own `@page` size when it sets one, else
+/// Letter), its backgrounds kept so it looks as on screen. Headless Chromium only: a headed
+/// browser answers "PrintToPDF is not implemented".
+pub async fn print_pdf(page: &Page, deadline: Deadline) -> CdpResult<Vec<u8>> {
+    let printed = page
+        .send(
+            &PrintToPdf {
+                print_background: true,
+                prefer_css_page_size: true,
+            },
+            deadline,
+        )
+        .await?;
+    base64_decode(&printed.data)
+        .ok_or_else(|| CdpError::PageScript("the PDF is not valid base64".into()))
 }
 
 /// Standard base64 (with padding) to bytes; None on a bad character. CDP sends screenshots

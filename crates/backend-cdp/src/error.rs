@@ -68,6 +68,11 @@ pub enum CdpError {
 
 impl CdpError {
     /// Whether the page (not the whole browser) is gone, judged from a protocol error.
+    ///
+    /// "Inspected target navigated or closed" is not gone: Chromium ends a command in flight
+    /// with it when the page moves to another renderer (a cross-site navigation under site
+    /// isolation) and the session lives on; a page that really closed fails the next command
+    /// with "session … not found". Read as gone, a link to another site closed its root.
     pub(crate) fn is_target_gone(&self) -> bool {
         match self {
             CdpError::TargetClosed(_) => true,
@@ -76,7 +81,6 @@ impl CdpError {
                 m.contains("session with given id not found")
                     || m.contains("no target with given id")
                     || m.contains("target closed")
-                    || m.contains("inspected target navigated or closed")
             }
             _ => false,
         }

@@ -44,6 +44,7 @@ mod dialog;
 mod edit;
 mod error;
 mod extract;
+mod files;
 mod frames;
 #[doc(hidden)]
 pub mod fuzzing;

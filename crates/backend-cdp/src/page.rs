@@ -153,19 +153,22 @@ impl Page {
         by_value: bool,
         deadline: Deadline,
     ) -> CdpResult<Evaluated> {
-        self.eval_world_tries(expression, by_value, deadline, WORLD_ATTEMPTS)
+        self.eval_world_tries(expression, by_value, deadline, WORLD_ATTEMPTS, false)
             .await
     }
 
     /// [`Page::eval_world`] with `tries` worlds at most. Waiting for a change takes two: one
     /// for a world left from an earlier document, and the second losing its document *is* the
-    /// change (a third would wait on the next page instead).
+    /// change (a third would wait on the next page instead). With `navigation_ends`, an
+    /// evaluation cut short by a navigation (the page moved to another renderer while it ran)
+    /// is returned rather than tried again in the next document.
     async fn eval_world_tries(
         &self,
         expression: &str,
         by_value: bool,
         deadline: Deadline,
         tries: usize,
+        navigation_ends: bool,
     ) -> CdpResult<Evaluated> {
         for attempt in 0..tries {
             if attempt > 1 {
@@ -187,6 +190,10 @@ impl Page {
                 .await;
             let last = attempt + 1 == tries;
             match r {
+                Err(e) if navigation_ends && navigated(&e) => {
+                    self.drop_world();
+                    return Err(e);
+                }
                 Err(e) if !last && context_gone(&e) => self.drop_world(),
                 Ok(ev)
                     if !last
@@ -411,7 +418,7 @@ impl Page {
         let expr = format!("({WAIT_JS})({ms})");
         // The script resolves itself at the deadline; the command gets a little longer.
         let d = Deadline::after(deadline.remaining() + Duration::from_millis(500));
-        match self.eval_world_tries(&expr, true, d, 2).await {
+        match self.eval_world_tries(&expr, true, d, 2, true).await {
             Ok(_) => Ok(()),
             // The document went away: that is a change.
             Err(e) if context_gone(&e) => Ok(()),
@@ -429,6 +436,12 @@ fn context_gone(e: &CdpError) -> bool {
         CdpError::Protocol { message, .. } => context_gone_text(message),
         _ => false,
     }
+}
+
+/// Whether a command was cut short because the page navigated while it ran (a cross-site
+/// navigation moves the page to another renderer; the session stays).
+fn navigated(e: &CdpError) -> bool {
+    matches!(e, CdpError::Protocol { message, .. } if message.contains("Inspected target navigated or closed"))
 }
 
 fn context_gone_text(m: &str) -> bool {

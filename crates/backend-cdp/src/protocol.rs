@@ -636,6 +636,46 @@ pub struct DescribedNode {
 }
 command!(DescribeNode<'_>, "DOM.describeNode", Described);
 
+/// `DOM.setFileInputFiles`: the files of an `<input type=file>` (Chromium fires its `input`
+/// and `change` events), named by a JS handle or, for a file chooser, by its backend node.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetFileInputFiles<'a> {
+    /// Absolute paths, read by the browser.
+    pub files: &'a [String],
+    /// The input's handle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<&'a str>,
+    /// Or its backend node (from `Page.fileChooserOpened`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_node_id: Option<i64>,
+}
+command!(SetFileInputFiles<'_>, "DOM.setFileInputFiles", Empty);
+
+/// `Page.setInterceptFileChooserDialog`: while on, a file chooser a page opens is not shown
+/// but reported (`Page.fileChooserOpened`) and waits for `DOM.setFileInputFiles`.
+#[derive(Serialize)]
+pub struct SetInterceptFileChooser {
+    /// On or off.
+    pub enabled: bool,
+}
+command!(
+    SetInterceptFileChooser,
+    "Page.setInterceptFileChooserDialog",
+    Empty
+);
+
+/// The params of `Page.fileChooserOpened`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChooserOpened {
+    /// `selectSingle` or `selectMultiple`.
+    pub mode: String,
+    /// The input that opened it.
+    #[serde(default)]
+    pub backend_node_id: Option<i64>,
+}
+
 /// `Input.dispatchMouseEvent`.
 #[derive(Serialize, Default, Clone)]
 #[serde(rename_all = "camelCase")]

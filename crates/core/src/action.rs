@@ -16,6 +16,8 @@ pub const MAX_STEPS: usize = 20;
 pub const MAX_TEXT_CHARS: usize = 100_000;
 /// Longest `wait` step, milliseconds.
 pub const MAX_WAIT_MS: u64 = 30_000;
+/// Most files one `setFiles` step may carry.
+pub const MAX_FILES: usize = 32;
 
 /// A point in the pixels of the state's image (or of the screen when the state has no image).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -42,10 +44,10 @@ pub enum Scalar {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RawStep {
-    /// Step kind; it decides which fields apply.
+    /// Step kind; sets which fields apply.
     #[schemars(with = "ActionKind")]
     pub action: String,
-    /// Element (@eN) of the state.
+    /// Element (@eN).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
     /// Image pixel (click, scroll, moveMouse, hover).
@@ -54,34 +56,37 @@ pub struct RawStep {
     /// Image pixel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
-    /// For click/drag (default left).
+    /// click/drag (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Button>")]
     pub button: Option<String>,
     /// Clicks, 1–3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
-    /// For setText (replaces) or typeText (at the caret).
+    /// setText (replace) or typeText (insert).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// keypress chords: "ctrl+s", "ctrl+a Delete" or a list.
+    /// keypress: "ctrl+s", "ctrl+a Delete" or a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Keys>,
-    /// select: option label or value; setValue: number.
+    /// select: option label/value; setValue: number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Scalar>,
-    /// Scroll steps (positive: right).
+    /// Steps (positive: right).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_x: Option<i32>,
-    /// Scroll steps (positive: down).
+    /// Steps (positive: down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_y: Option<i32>,
-    /// Drag points (2–50), image pixels.
+    /// Drag points (2–50).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<Point>>,
-    /// For wait, ms (0–30000).
+    /// wait: ms (0–30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
+    /// setFiles: absolute file paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
 }
 
 /// Where a pointer step lands.
@@ -340,6 +345,9 @@ pub enum Step {
     Hover(Target),
     /// Pause.
     Wait(u64),
+    /// Put files on a file input (the element, its label, or a control that opens its
+    /// chooser); the paths were checked to be readable files.
+    SetFiles(ElementRef, Vec<std::path::PathBuf>),
 }
 
 impl Step {
@@ -368,6 +376,7 @@ impl Step {
             Step::MoveMouse(_) => ActionKind::MoveMouse,
             Step::Hover(_) => ActionKind::Hover,
             Step::Wait(_) => ActionKind::Wait,
+            Step::SetFiles(..) => ActionKind::SetFiles,
         }
     }
 
@@ -386,7 +395,8 @@ impl Step {
             | Step::Expand(r)
             | Step::Collapse(r)
             | Step::Focus(r)
-            | Step::SetValue(r, _) => vec![*r],
+            | Step::SetValue(r, _)
+            | Step::SetFiles(r, _) => vec![*r],
             Step::TypeText(r, _) | Step::Keypress(r, _) => r.iter().copied().collect(),
             Step::Click { target, .. } | Step::MoveMouse(target) | Step::Hover(target) => {
                 t(target).into_iter().collect()
@@ -438,6 +448,7 @@ impl RawStep {
         add(self.scroll_y.is_some(), "scrollY");
         add(self.path.is_some(), "path");
         add(self.ms.is_some(), "ms");
+        add(self.paths.is_some(), "paths");
         v
     }
 
@@ -485,6 +496,7 @@ impl RawStep {
             ActionKind::MoveMouse => Step::MoveMouse(v.target(name)?),
             ActionKind::Hover => Step::Hover(v.target(name)?),
             ActionKind::Wait => v.wait()?,
+            ActionKind::SetFiles => Step::SetFiles(v.element(name)?, v.files()?),
         })
     }
 }
@@ -635,6 +647,48 @@ impl Fields<'_> {
     }
 }
 
+impl Fields<'_> {
+    /// The paths of a `setFiles` step: 1 to [`MAX_FILES`], each absolute (the daemon's working
+    /// directory is not the caller's) and a regular file this process can open. Checked here,
+    /// once for every backend, so a missing file is refused before anything reaches the page;
+    /// the error names the path (the caller's own argument), shortened.
+    fn files(&self) -> Result<Vec<std::path::PathBuf>> {
+        let paths = self.raw.paths.as_deref().unwrap_or_default();
+        if paths.is_empty() || paths.len() > MAX_FILES {
+            return Err(self.invalid("paths", format!("expected 1 to {MAX_FILES} file paths")));
+        }
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let bad = |why: &str| {
+                    self.invalid(&format!("paths[{i}]"), format!("{} {why}", quote(p, 120)))
+                };
+                let path = std::path::PathBuf::from(p);
+                if !path.is_absolute() {
+                    return Err(bad("is not an absolute path"));
+                }
+                match std::fs::metadata(&path) {
+                    Ok(m) if m.is_file() => {}
+                    Ok(_) => return Err(bad("is not a regular file")),
+                    Err(_) => return Err(bad("does not exist")),
+                }
+                std::fs::File::open(&path).map_err(|_| bad("cannot be read"))?;
+                Ok(path)
+            })
+            .collect()
+    }
+}
+
+/// The refusal of `setFiles` by a backend without file inputs (desktop apps take files
+/// through their own dialogs; `who` names the backend). Nothing was sent.
+pub fn set_files_unsupported(who: &str) -> Error {
+    Error::unsupported(format!(
+        "{who} has no file inputs: setFiles works on browser pages only; nothing was sent"
+    ))
+    .with_hint("In a desktop app, open its file dialog (press its Open… control) and type the path into the dialog's name field.")
+}
+
 fn check_coord(at: &str, field: &str, v: f64) -> Result<()> {
     if !v.is_finite() || !(0.0..=100_000.0).contains(&v) {
         return Err(Error::invalid(
@@ -677,6 +731,40 @@ mod tests {
 
     fn raw(json: serde_json::Value) -> RawStep {
         serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn set_files_takes_readable_absolute_files() {
+        let dir = std::env::temp_dir().join(format!("uidriver-setfiles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("a.txt");
+        std::fs::write(&f, "x").unwrap();
+        let step = |paths: serde_json::Value| {
+            raw(serde_json::json!({"action": "setFiles", "ref": "@e1", "paths": paths}))
+                .validate("actions[0]")
+        };
+        let ok = step(serde_json::json!([f.display().to_string()])).unwrap();
+        assert_eq!(ok, Step::SetFiles("@e1".parse().unwrap(), vec![f.clone()]));
+        assert_eq!(ok.refs().len(), 1);
+        let missing = dir.join("missing.txt").display().to_string();
+        let e = step(serde_json::json!([f.display().to_string(), missing])).unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidArgs);
+        assert!(
+            e.message.starts_with("actions[0].paths[1]: "),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("missing.txt") && e.message.contains("does not exist"));
+        let e = step(serde_json::json!([dir.display().to_string()])).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        let e = step(serde_json::json!(["a.txt"])).unwrap_err();
+        assert!(e.message.contains("not an absolute path"), "{}", e.message);
+        assert!(step(serde_json::json!([])).is_err());
+        let e = raw(serde_json::json!({"action": "setFiles", "paths": [f.display().to_string()]}))
+            .validate("actions[0]")
+            .unwrap_err();
+        assert!(e.message.contains("needs an element ref"), "{}", e.message);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -39,6 +39,8 @@ vocabulary!(
         MoveMouse = "moveMouse",
         /// Move the pointer over a target and let hover effects settle.
         Hover = "hover",
+        /// Put files on a file input.
+        SetFiles = "setFiles",
         /// Pause.
         Wait = "wait",
     }
@@ -58,6 +60,7 @@ impl ActionKind {
             Drag => &["ref", "path", "button"],
             MoveMouse | Hover => &["ref", "x", "y"],
             Wait => &["ms"],
+            SetFiles => &["ref", "paths"],
         }
     }
 
@@ -82,6 +85,7 @@ impl ActionKind {
             MoveMouse => "move the pointer",
             Hover => "move the pointer over a target and let hover effects settle",
             Wait => "pause ms milliseconds (at most 30000)",
+            SetFiles => "put files (absolute paths) on a file input, its label or the button that opens its chooser",
         }
     }
 }

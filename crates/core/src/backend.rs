@@ -281,6 +281,14 @@ pub trait BrowserControl: Send + Sync {
         expression: &str,
         deadline: Deadline,
     ) -> Result<serde_json::Value>;
+    /// The page printed as a PDF document (print media, backgrounds kept): its bytes. Writing
+    /// them is the caller's; the page is not changed.
+    async fn print_pdf(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<u8>> {
+        let _ = (root, deadline);
+        Err(Error::unsupported(
+            "printing pages to PDF is not supported by this backend",
+        ))
+    }
     /// Stops the browsers this backend launched (never one it only attached to).
     async fn shutdown(&self) {}
 }

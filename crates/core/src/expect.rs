@@ -18,25 +18,25 @@ fn truncate(s: &str) -> String {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Expect {
-    /// Text that must appear (case-insensitive).
+    /// Text to appear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Role that must appear (see search_ui).
+    /// Role to appear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// Value that ref (or any element) must have.
+    /// Value to have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Element (@eN) to check.
+    /// Element to check.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
-    /// Only inside this element.
+    /// Only inside it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope_ref: Option<ElementRef>,
-    /// Wait until it is false instead.
+    /// Wait for false.
     #[serde(default)]
     pub gone: bool,
-    /// ms to wait (default 3000, max 30000).
+    /// ms (default 3000, max 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
 }

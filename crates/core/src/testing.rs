@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 
-use crate::action::{Step, Target};
+use crate::action::{set_files_unsupported, Step, Target};
 use crate::backend::{ActRequest, Backend, Deadline, ObserveRequest};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Bounds, Evidence, Node, ResourceKey, RootInfo, RootKind, Snapshot, TextSlice};
@@ -469,6 +469,10 @@ impl crate::batch::StepDriver for MemoryDriver<'_> {
     }
 
     async fn perform(&self, rep: &mut StepReport, step: &Step) {
+        if let Step::SetFiles(..) = step {
+            rep.error = Some(set_files_unsupported("the memory backend"));
+            return;
+        }
         let (this, req, delay) = (self.backend, self.req, self.delay);
         let target = match step
             .refs()

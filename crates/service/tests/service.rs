@@ -174,6 +174,39 @@ mod tool_loop {
         assert_eq!(r.structured["outcome"], "unknown", "{}", r.text);
     }
 
+    /// `setFiles` with a readable file on a backend without file inputs: `not_supported`,
+    /// nothing delivered, the batch stopped before the next step.
+    #[tokio::test]
+    async fn set_files_is_refused_unsent_where_there_are_no_file_inputs() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "Increment").await;
+        let file = std::env::temp_dir().join(format!("uidriver-upload-{}.txt", std::process::id()));
+        std::fs::write(&file, "x").unwrap();
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [
+                { "action": "setFiles", "ref": inc, "paths": [file] },
+                { "action": "press", "ref": inc },
+            ] }),
+        )
+        .await;
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(code(&r), "not_supported", "{}", r.text);
+        assert_eq!(
+            r.structured["error"]["delivery"], "not_delivered",
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["stoppedAt"], 0, "{}", r.text);
+        assert!(r.text.contains("no file inputs"), "{}", r.text);
+        let s = sid(&observe(&svc, &root).await);
+        find(&svc, &s, "Count: 0").await;
+    }
+
     #[tokio::test]
     async fn a_batch_stops_at_the_first_step_that_did_not_work() {
         let mem = Arc::new(MemoryBackend::sample());

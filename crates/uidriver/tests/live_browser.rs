@@ -294,34 +294,37 @@ fn tabs_site(path: &str, _port: u16) -> Option<String> {
 }
 
 /// Serves `page(path, port)` (HTML, or 404 for None) on 127.0.0.1 until the test ends and
-/// returns the port: one request per connection, enough for a browser loading one page at a
-/// time.
+/// returns the port: one request per connection, each connection on its own thread (Chromium
+/// may open a connection it sends nothing on yet, a preconnect; served in turn, it held every
+/// later request, and a cross-site navigation never committed).
 fn serve(page: fn(&str, u16) -> Option<String>) -> u16 {
     use std::io::{BufRead, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let mut reader = std::io::BufReader::new(stream);
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let mut header = String::new();
-            while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-                header.clear();
-            }
-            let (status, body) = match page(&path, port) {
-                Some(b) => ("200 OK", b),
-                None => ("404 Not Found", String::new()),
-            };
-            let mut s = reader.into_inner();
-            let _ = write!(
+            std::thread::spawn(move || {
+                let mut reader = std::io::BufReader::new(stream);
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    return;
+                }
+                let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let mut header = String::new();
+                while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+                    header.clear();
+                }
+                let (status, body) = match page(&path, port) {
+                    Some(b) => ("200 OK", b),
+                    None => ("404 Not Found", String::new()),
+                };
+                let mut s = reader.into_inner();
+                let _ = write!(
                 s,
                 "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
+            });
         }
     });
     port
@@ -585,6 +588,134 @@ fn a_page_that_navigates_to_a_denied_origin_is_withheld() {
                 still["stateId"].is_string(),
                 "the page stayed on the allowed origin"
             );
+            svc.shutdown().await;
+        })
+        .await
+        .expect("test timed out");
+    });
+}
+
+/// The pages of the cross-site test: a link from 127.0.0.1 to the same server as `localhost`.
+fn cross_site(path: &str, port: u16) -> Option<String> {
+    match path {
+        "/here.html" => Some(format!(
+            "<!doctype html><title>Here</title><a href=\"http://localhost:{port}/invoice.html\">Open invoice</a>"
+        )),
+        "/invoice.html" => Some(
+            "<!doctype html><title>Invoice</title><h1>Invoice 4217</h1><p>Total due: 99 euros</p>"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// The text of a PDF, read by pypdf (scripts/install-deps.sh installs it).
+fn pdf_text(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, pypdf; print(''.join(p.extract_text() for p in pypdf.PdfReader(sys.argv[1]).pages))",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pypdf could not read the PDF (scripts/install-deps.sh installs pypdf): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Issue 16: a press on a link to another site (the page moves to another renderer) works and
+/// the page stays its root (it reported `unknown · Runtime.evaluate timed out` and root
+/// closed); `save_pdf` prints it to a file holding its text, never replacing a file unless
+/// `overwrite`.
+#[test]
+fn a_cross_site_link_keeps_the_root_and_save_pdf_writes_its_text() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let port = serve(cross_site);
+            let cdp = Arc::new(CdpBackend::new(CdpConfig {
+                headless: Some(true),
+                ..CdpConfig::default()
+            }));
+            let svc = Service::new(
+                vec![cdp.clone() as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig::default(),
+            );
+            let launched = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": format!("http://127.0.0.1:{port}/here.html"), "headless": true }),
+            )
+            .await;
+            let page = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+            let s = ok(&svc, "observe_ui", json!({ "root": page })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let link = find(&svc, &s, "Open invoice").await;
+            let act = call(
+                &svc,
+                "act_ui",
+                json!({ "stateId": s, "actions": [{ "action": "press", "ref": link }],
+                        "expect": { "text": "Invoice 4217" } }),
+            )
+            .await;
+            assert!(!act.is_error, "{}", act.text);
+            assert_eq!(act.structured["outcome"], "worked", "{}", act.text);
+            assert!(
+                act.structured
+                    .get("targetClosed")
+                    .is_none_or(Value::is_null),
+                "{}",
+                act.text
+            );
+            let o = look(&svc, &page).await;
+            assert!(o.text.contains("Total due: 99 euros"), "{}", o.text);
+
+            let dir = std::env::temp_dir().join(format!("uidriver-pdf-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let pdf = dir.join("invoice.pdf");
+            let saved = ok(&svc, "save_pdf", json!({ "root": page, "path": pdf })).await;
+            let bytes = std::fs::read(&pdf).unwrap();
+            assert!(bytes.starts_with(b"%PDF-"), "not a PDF");
+            assert_eq!(saved["bytes"], bytes.len());
+            let text = pdf_text(&pdf);
+            assert!(
+                text.contains("Invoice 4217") && text.contains("Total due: 99 euros"),
+                "{text}"
+            );
+            // An existing file is not replaced unless asked.
+            std::fs::write(&pdf, b"mine").unwrap();
+            let again = call(&svc, "save_pdf", json!({ "root": page, "path": pdf })).await;
+            assert_eq!(
+                again.structured["error"]["code"], "invalid_args",
+                "{}",
+                again.text
+            );
+            assert_eq!(std::fs::read(&pdf).unwrap(), b"mine");
+            let replaced = call(
+                &svc,
+                "save_pdf",
+                json!({ "root": page, "path": pdf, "overwrite": true }),
+            )
+            .await;
+            assert!(!replaced.is_error, "{}", replaced.text);
+            assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
+            let relative = call(&svc, "save_pdf", json!({ "root": page, "path": "x.pdf" })).await;
+            assert_eq!(relative.structured["error"]["code"], "invalid_args");
+            std::fs::remove_dir_all(&dir).unwrap();
             svc.shutdown().await;
         })
         .await

@@ -10,7 +10,7 @@
 //! overlays, iframes), `navigation` (navigate/back/forward/reload, schemes, evaluate, waits),
 //! `rustdoc` (real pages nobody here wrote), `outline` (core integration: fold and search) and
 //! `dialog` (alert, confirm, prompt: roots of their own, answered, the page never blocked),
-//! `tabs` (popups and `target=_blank` pages as roots, new tabs, closing, the launch size).
+//! `upload` (setFiles, multipart bytes), `tabs` (popups and `target=_blank` pages as roots, new tabs, closing, the launch size).
 
 mod support;
 
@@ -23,3 +23,4 @@ mod outline;
 mod page;
 mod rustdoc;
 mod tabs;
+mod upload;

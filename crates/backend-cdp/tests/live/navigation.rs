@@ -211,3 +211,67 @@ fn attached_browser_is_listed_and_left_running() {
         },
     );
 }
+
+/// A link to the same server under its other name (`localhost`): another site.
+const ELSEWHERE: &str = r#"<!doctype html><title>Here</title><a id="x" href="/two.html">elsewhere</a>
+<script>x.href = `http://localhost:${location.port}/two.html`;</script>"#;
+
+/// Regression (issue 16): a link from `127.0.0.1` to `localhost` (another site on the same
+/// server) moves the page into a new renderer under site isolation; the press reported
+/// `unknown · Runtime.evaluate timed out` and the root closed. The page stays one root, the
+/// press works, and the new document reads.
+#[test]
+fn a_cross_site_link_keeps_the_root_and_reads_after() {
+    live(
+        "a_cross_site_link_keeps_the_root_and_reads_after",
+        90,
+        || async {
+            let mut env = Env::start(&[("/here.html", ELSEWHERE), ("/two.html", TWO)], None).await;
+            env.goto("/here.html").await;
+            let s = env.observe(None).await;
+            let link = crate::support::find(&s, Some(uidriver_core::Role::Link), "elsewhere");
+            let r = env.act(&s, vec![uidriver_core::Step::Press(link)]).await;
+            assert_eq!(r[0].outcome, uidriver_core::Outcome::Worked, "{r:#?}");
+            let roots = env.backend.list_roots(deadline()).await.unwrap();
+            let same: Vec<_> = roots.iter().filter(|p| p.key == env.root.key).collect();
+            assert_eq!(same.len(), 1, "the page is still the same root: {roots:#?}");
+            assert!(
+                same[0]
+                    .url
+                    .as_deref()
+                    .unwrap_or_default()
+                    .starts_with("http://localhost:"),
+                "{same:?}"
+            );
+            let after = env.observe(Some(s)).await;
+            assert!(
+                after
+                    .snapshot
+                    .nodes
+                    .iter()
+                    .any(|n| n.name.text() == Some("second")),
+                "the new document reads"
+            );
+            assert_eq!(env.eval("document.title").await, "Two");
+
+            // A wait for a change that spans the renderer swap sees the navigation as the
+            // change (it ended "Inspected target navigated or closed": a closed target).
+            env.goto("/here.html").await;
+            env.eval("setTimeout(() => x.click(), 300)").await;
+            let t = std::time::Instant::now();
+            env.backend
+                .wait_change(&env.root, deadline().cap(Duration::from_secs(10)))
+                .await
+                .expect("the navigation is a change");
+            assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+            env.backend
+                .wait_change(&env.root, deadline().cap(Duration::from_millis(500)))
+                .await
+                .expect("the new page can be waited on");
+            let after = env.observe(None).await;
+            let read = |n: &uidriver_core::Node| n.name.text() == Some("second");
+            assert!(after.snapshot.nodes.iter().any(read), "the new page reads");
+            env.finish().await;
+        },
+    );
+}

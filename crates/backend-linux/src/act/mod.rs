@@ -139,6 +139,11 @@ impl StepDriver for Ctx<'_> {
             Step::Hover(t) => pointer::move_mouse(self, r, t, true).await,
             Step::Drag { path, from, button } => pointer::drag(self, r, path, *from, *button).await,
             Step::Wait(_) => {}
+            Step::SetFiles(..) => {
+                r.error = Some(uidriver_core::action::set_files_unsupported(
+                    "a desktop app",
+                ))
+            }
         }
     }
 

@@ -30,17 +30,17 @@ use crate::{Service, ToolResult};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// State (sN) the refs and x/y belong to.
+    /// State (sN) of the refs and x/y.
     pub state_id: StateId,
-    /// 1-20 steps, in order.
+    /// Steps, in order.
     pub actions: Vec<RawStep>,
-    /// Postcondition to wait for after the steps.
+    /// Postcondition to await (as in wait_for).
     #[serde(default)]
     pub expect: Option<Expect>,
-    /// No pointer, keyboard or focus changes (such steps fail unsent).
+    /// No pointer, key or focus input (fails unsent).
     #[serde(default)]
     pub headless: bool,
-    /// Deadline, ms (default 30000, max 120000).
+    /// ms (default 30000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }

@@ -28,7 +28,7 @@ pub struct LaunchArgs {
     /// No window (default: if no display).
     #[serde(default)]
     pub headless: Option<bool>,
-    /// Attach to this CDP endpoint instead.
+    /// Or attach to this CDP endpoint.
     #[serde(default)]
     pub endpoint: Option<String>,
     /// Viewport, e.g. 1024x768.
@@ -58,10 +58,10 @@ pub struct NavigateArgs {
     /// Reload.
     #[serde(default)]
     pub reload: bool,
-    /// Open url in a new tab.
+    /// url in a new tab.
     #[serde(default)]
     pub new_tab: bool,
-    /// Deadline, ms (default 15000).
+    /// ms (default 15000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -76,7 +76,7 @@ pub struct EvaluateArgs {
     /// A state of the page.
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// JavaScript (promises are awaited).
+    /// JavaScript (promises awaited).
     pub expression: String,
 }
 
@@ -143,11 +143,11 @@ fn parse_size(s: &str) -> Result<(u32, u32), Error> {
     Ok((px(w).ok_or_else(bad)?, px(h).ok_or_else(bad)?))
 }
 
-fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
+pub(crate) fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
     svc.browser()
 }
 
-fn page_root(
+pub(crate) fn page_root(
     svc: &Service,
     root: Option<RootRef>,
     state: Option<StateId>,

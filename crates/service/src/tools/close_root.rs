@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(100);
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// Root to close (@rN).
+    /// Root (@rN).
     pub root: RootRef,
 }
 

@@ -58,10 +58,10 @@ pub struct ScreenshotArgs {
 pub struct DesktopAction {
     /// moveMouse, click, scroll, drag, typeText, keypress, keyDown, keyUp.
     pub action: String,
-    /// Pixel in the frame's image.
+    /// Frame image pixel.
     #[serde(default)]
     pub x: Option<f64>,
-    /// Pixel in the frame's image.
+    /// Frame image pixel.
     #[serde(default)]
     pub y: Option<f64>,
     /// left (default), right, middle.
@@ -91,13 +91,13 @@ pub struct DesktopAction {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InputArgs {
-    /// Frame (fN) the x/y belong to.
+    /// Frame (fN) of the x/y.
     #[serde(default)]
     pub frame_id: Option<String>,
     /// Up to 50 events, in order.
     #[serde(default)]
     pub actions: Vec<DesktopAction>,
-    /// First bring this app to the front (launched if needed).
+    /// First bring this app forward (launching it).
     #[serde(default)]
     pub activate_app: Option<String>,
     /// Set the clipboard first.
@@ -106,10 +106,10 @@ pub struct InputArgs {
     /// Read the clipboard after.
     #[serde(default)]
     pub clipboard_read: bool,
-    /// Refuse all of this (foreground_required).
+    /// Refuse it all (foreground_required).
     #[serde(default)]
     pub headless: bool,
-    /// Return a new screenshot after.
+    /// Screenshot after.
     #[serde(default = "yes")]
     pub screenshot: bool,
 }

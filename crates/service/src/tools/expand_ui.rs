@@ -25,7 +25,7 @@ pub struct Args {
     /// Most lines (default 80, max 2000).
     #[serde(default)]
     pub max_lines: Option<usize>,
-    /// Include elements not showing.
+    /// Also elements not showing.
     #[serde(default)]
     pub include_hidden: bool,
 }

@@ -26,7 +26,7 @@ pub struct Args {
     /// Root kind.
     #[serde(default)]
     pub kind: Option<RootKind>,
-    /// Include minimized or unmapped windows.
+    /// Also minimized, unmapped windows.
     #[serde(default)]
     pub include_hidden: bool,
     /// Most roots (default 50).

@@ -11,6 +11,7 @@ mod find_roots;
 mod inspect_ui;
 mod observe_ui;
 mod read_text;
+mod save_pdf;
 mod search_ui;
 mod wait_for;
 
@@ -117,7 +118,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_roots",
         title: "Find windows and pages",
-        description: "List windows, dialogs, menus, popovers and pages as roots (@rN, stable while the daemon runs), best first. Start here.",
+        description: "Windows, dialogs, menus, popovers, pages as roots (@rN, stable for the daemon's life), best first. Start here.",
         hints: READ,
         schema: input::<find_roots::Args>,
         output_schema: output::<find_roots::Output>,
@@ -125,7 +126,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "observe_ui",
         title: "Observe a window or page",
-        description: "Observe a root into a new state (sN): a folded outline with refs (@eN). Then search_ui, expand_ui, inspect_ui that state rather than re-observing.",
+        description: "A new state (sN) of a root: a folded outline with refs (@eN); search/expand/inspect it rather than re-observe.",
         hints: READ,
         schema: input::<observe_ui::Args>,
         output_schema: output::<observe_ui::Output>,
@@ -133,7 +134,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "search_ui",
         title: "Search a state",
-        description: "Ranked matches in a stored state (no live access) by text, role, capability: ref, role, name, value, states, path.",
+        description: "Ranked matches in a stored state (no live look) by text, role, capability.",
         hints: READ,
         schema: input::<search_ui::Args>,
         output_schema: output::<search_ui::Output>,
@@ -141,7 +142,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "expand_ui",
         title: "Unfold part of a state",
-        description: "Unfold one element's subtree in a stored state. A region not fully read (✂) is read live into a new state.",
+        description: "Unfold an element's subtree in a stored state; a region not fully read (✂) is read live into a new state.",
         hints: READ,
         schema: input::<expand_ui::Args>,
         output_schema: output::<expand_ui::Output>,
@@ -149,7 +150,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "inspect_ui",
         title: "Inspect an element",
-        description: "Every field of one element of a stored state: role, name, value, states, actions, bounds, ids, text length, unread parts.",
+        description: "All fields of one element in a stored state: role, name, value, states, actions, bounds, ids, unread text.",
         hints: READ,
         schema: input::<inspect_ui::Args>,
         output_schema: output::<inspect_ui::Output>,
@@ -157,7 +158,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "act_ui",
         title: "Act on elements",
-        description: "Run 1-20 steps on one state, stopping at the first that fails; semantic first, physical input only if allowed. Each reports worked/didnt/unknown, grounding, delivery, verification; returns the successor (diff), expect verdict, root changes.",
+        description: "Run 1-20 steps on a state, stopping at the first failure; semantic first, physical only if allowed. Reports each step's outcome, grounding, delivery, verification; the successor (diff), expect verdict, root changes.",
         hints: WRITE,
         schema: input::<act_ui::Args>,
         output_schema: output::<act_ui::Output>,
@@ -165,7 +166,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "read_text",
         title: "Read an element's text",
-        description: "Read a character range of an element's text (long texts, shortened values).",
+        description: "Read a character range of an element's text (long texts, cut values).",
         hints: READ,
         schema: input::<read_text::Args>,
         output_schema: output::<read_text::Output>,
@@ -173,7 +174,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "wait_for",
         title: "Wait for a condition",
-        description: "Wait until text, a role or a value appears (gone: disappears) in a root; returns the state where it held, else timeout.",
+        description: "Wait until text, a role or a value appears (gone: disappears) in a root; returns the state where it held.",
         hints: READ,
         schema: input::<wait_for::Args>,
         output_schema: output::<wait_for::Output>,
@@ -181,7 +182,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "close_root",
         title: "Close a window or page",
-        description: "Close a window or page politely (never kills); says if it went or what asks first (a \"Save changes?\" root).",
+        description: "Ask a window or page to close (never kills); says if it went or what asks first (a \"Save changes?\" root).",
         hints: WRITE,
         schema: input::<close_root::Args>,
         output_schema: output::<close_root::Output>,
@@ -189,7 +190,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "launch_browser",
         title: "Launch or attach a browser",
-        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; returns its pages as browser_page roots.",
+        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; its pages are roots.",
         hints: Hints {
             read_only: false,
             destructive: false,
@@ -201,7 +202,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "navigate_browser",
         title: "Navigate a page",
-        description: "Load a URL in a page or new tab, or go back, forward, reload; waits for load, returns the new state. Earlier states go stale.",
+        description: "Load a URL (page or new tab) or go back/forward/reload; waits for load; a new state (older go stale).",
         hints: WEB_WRITE,
         schema: input::<browser::NavigateArgs>,
         output_schema: output::<observe_ui::Output>,
@@ -209,15 +210,27 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "evaluate_browser",
         title: "Run JavaScript in a page",
-        description: "Run JavaScript in a page; returns its JSON value (max 64 KiB). Needs a daemon with --allow-evaluate.",
+        description: "Run JavaScript in a page; gives its JSON value (max 64 KiB). Needs --allow-evaluate.",
         hints: WEB_WRITE,
         schema: input::<browser::EvaluateArgs>,
         output_schema: output::<browser::EvaluateOutput>,
     },
     ToolDef {
+        name: "save_pdf",
+        title: "Save as PDF",
+        description: "Print a page to a PDF file (never replaces one unless overwrite).",
+        hints: Hints {
+            read_only: false,
+            destructive: false,
+            open_world: false,
+        },
+        schema: input::<save_pdf::Args>,
+        output_schema: output::<save_pdf::Output>,
+    },
+    ToolDef {
         name: "desktop_screenshot",
         title: "Screenshot the desktop",
-        description: "Screenshot the whole screen (fit to 1366x768) as frame fN, optionally with OCR; for apps without accessibility.",
+        description: "Screen image (fit to 1366x768) as frame fN, optionally OCR'd; for apps without accessibility.",
         hints: READ,
         schema: input::<desktop::ScreenshotArgs>,
         output_schema: output::<desktop::ScreenshotOutput>,
@@ -225,7 +238,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "desktop_input",
         title: "Raw desktop input",
-        description: "Raw input at pixels of a desktop_screenshot frame, refused (gui_frame_stale) if a window under a point moved. Also activateApp, clipboard (untrusted text). Returns a new screenshot.",
+        description: "Raw input at pixels of a desktop_screenshot frame (gui_frame_stale if a window under a point moved), activateApp, clipboard (untrusted text); then a new screenshot.",
         hints: WRITE,
         schema: input::<desktop::InputArgs>,
         output_schema: output::<desktop::InputOutput>,
@@ -346,6 +359,7 @@ pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
         "launch_browser" => decode::<browser::LaunchArgs>(args).map(drop),
         "navigate_browser" => decode::<browser::NavigateArgs>(args).map(drop),
         "evaluate_browser" => decode::<browser::EvaluateArgs>(args).map(drop),
+        "save_pdf" => decode::<save_pdf::Args>(args).map(drop),
         "desktop_screenshot" => decode::<desktop::ScreenshotArgs>(args).map(drop),
         "desktop_input" => {
             desktop::plan(&decode::<desktop::InputArgs>(args)?.actions, None).map(drop)
@@ -380,6 +394,7 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "launch_browser" => browser::launch(svc, decode(args)?).await,
         "navigate_browser" => browser::navigate(svc, decode(args)?).await,
         "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
+        "save_pdf" => save_pdf::run(svc, decode(args)?).await,
         "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
         "desktop_input" => desktop::input(svc, decode(args)?).await,
         other => Err(unknown_tool(other)),

@@ -18,19 +18,19 @@ pub struct Args {
     /// Root (@rN).
     #[serde(default)]
     pub root: Option<RootRef>,
-    /// Instead of root: app name contains this.
+    /// Or: app name contains this.
     #[serde(default)]
     pub app: Option<String>,
-    /// Instead of root: title contains this.
+    /// Or: title contains this.
     #[serde(default)]
     pub title: Option<String>,
-    /// semantic: tree; visual: + image, OCR; fused (default): image if the tree is poor.
+    /// semantic: tree; visual: +image, OCR; fused (default): image if tree poor.
     #[serde(default)]
     pub mode: Mode,
-    /// Most outline lines (default 150).
+    /// Most lines (default 150).
     #[serde(default)]
     pub max_lines: Option<usize>,
-    /// Deadline, ms (default 8000, max 60000).
+    /// ms (default 8000, max 60000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }

@@ -20,17 +20,17 @@ pub struct Args {
     /// Text (case-insensitive; OCR text too).
     #[serde(default)]
     pub text: Option<String>,
-    /// Only these roles (one string works too).
+    /// Only these roles (or one).
     #[serde(default)]
     #[schemars(with = "Option<Vec<Role>>")]
     pub role: Option<OneOrMany<Role>>,
-    /// Only elements that can do this.
+    /// Only elements able to.
     #[serde(default)]
     pub capability: Option<Capability>,
-    /// Only inside this element (@eN).
+    /// Only inside this (@eN).
     #[serde(default)]
     pub scope_ref: Option<ElementRef>,
-    /// Include elements not showing.
+    /// Also elements not showing.
     #[serde(default)]
     pub include_hidden: bool,
     /// Most matches (default 20, max 200).
@@ -39,7 +39,7 @@ pub struct Args {
     /// Skip this many (paging).
     #[serde(default)]
     pub offset: Option<usize>,
-    /// No text match: OCR once, search again.
+    /// No text match: OCR, search again.
     #[serde(default = "yes")]
     pub ocr_fallback: bool,
 }

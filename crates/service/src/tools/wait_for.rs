@@ -27,16 +27,16 @@ pub struct Args {
     /// Root (@rN), or give stateId.
     #[serde(default)]
     pub root: Option<RootRef>,
-    /// State of the root (for ref, scopeRef).
+    /// State (for ref, scopeRef).
     #[serde(default)]
     pub state_id: Option<StateId>,
-    /// Text that must appear (case-insensitive).
+    /// Text to appear (case-insensitive).
     #[serde(default)]
     pub text: Option<String>,
-    /// Role that must appear (see search_ui).
+    /// Role to appear (see search_ui).
     #[serde(default)]
     pub role: Option<String>,
-    /// Value that ref (or any element) must have.
+    /// Value ref (or any element) must have.
     #[serde(default)]
     pub value: Option<String>,
     /// Element (@eN) to check.
@@ -45,10 +45,10 @@ pub struct Args {
     /// Only inside this element.
     #[serde(default)]
     pub scope_ref: Option<ElementRef>,
-    /// Wait until it is false instead.
+    /// Wait for it to be false.
     #[serde(default)]
     pub gone: bool,
-    /// ms to wait (default 10000, max 120000).
+    /// ms (default 10000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }

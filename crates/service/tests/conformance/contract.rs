@@ -464,6 +464,27 @@ pub async fn bad_args_are_invalid_args_with_a_hint(f: &Fixture) {
     assert!(f.has(&now, "Count: 0").await, "a refused call was sent");
 }
 
+/// A `setFiles` step naming a file that does not exist is refused before anything is sent,
+/// with the path named, on every backend (the paths are checked once, above the backends).
+pub async fn set_files_with_a_missing_file_is_refused_unsent(f: &Fixture) {
+    let s = f.state().await;
+    let note = f.find(&s, "Note").await;
+    let missing = std::env::temp_dir().join("uidriver-no-such-upload.txt");
+    let r = f
+        .call(
+            "act_ui",
+            json!({ "stateId": s, "actions": [{ "action": "setFiles", "ref": note, "paths": [missing] }] }),
+        )
+        .await;
+    assert_eq!(code(&r), "invalid_args", "{}", r.text);
+    let msg = r.structured["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.starts_with("actions[0].paths[0]"), "{msg}");
+    assert!(msg.contains("uidriver-no-such-upload.txt"), "{msg}");
+    assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+    let now = f.state().await;
+    assert!(f.has(&now, "Count: 0").await, "a refused call was sent");
+}
+
 /// Whether a JSON list of tokens (capabilities, states) holds `token`.
 fn has_token(list: &serde_json::Value, token: &str) -> bool {
     list.as_array()

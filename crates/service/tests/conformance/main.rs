@@ -68,4 +68,5 @@ conformance! {
     a_tiny_deadline_answers_timeout,
     a_wait_that_runs_out_names_its_last_state,
     bad_args_are_invalid_args_with_a_hint,
+    set_files_with_a_missing_file_is_refused_unsent,
 }
