@@ -573,6 +573,7 @@ const ACTING_TOOLS: &[&str] = &[
     "launch_browser",
     "navigate_browser",
     "evaluate_browser",
+    "save_pdf",
 ];
 
 /// Tools that only read (observing, searching, waiting, capturing).
