@@ -92,7 +92,6 @@ pub(super) async fn visible_cells(
     let (cells, cut) = window.read_plan(max_children);
     let columns: Vec<i32> = {
         let mut cols: Vec<i32> = cells.iter().map(|&(_, col)| col).collect();
-        cols.dedup();
         cols.sort_unstable();
         cols.dedup();
         cols
