@@ -26,7 +26,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::FutureExt;
 use tracing::debug;
 use uidriver_core::{
-    Deadline, Evidence, Node, ObserveRequest, Role, Snapshot, Timings, Truncation,
+    Deadline, Evidence, Node, ObserveRequest, Role, Snapshot, StateFlag, Timings, Truncation,
 };
 
 use crate::atspi::accessible::PropReads;
@@ -466,7 +466,8 @@ impl Walk {
         // The observed node itself is always read, shown or not (an app object has no SHOWING
         // state).
         let index = env.known.cache;
-        let p = match plan(&self.nodes[n].d, index) {
+        let away = scrolled_away(&self.nodes, n);
+        let p = match plan(&self.nodes[n].d, index, away) {
             Plan::Hidden if n == 0 => Plan::Call { managed: false },
             p => p,
         };
@@ -717,7 +718,9 @@ enum Plan {
     Hidden,
 }
 
-fn plan(d: &Described, index: &CacheIndex) -> Plan {
+/// `away`: the node is content scrolled out of its document's view, read as if it showed (see
+/// [`scrolled_away`]).
+fn plan(d: &Described, index: &CacheIndex, away: bool) -> Plan {
     if d.states.has(state::MANAGES_DESCENDANTS) {
         return Plan::Call { managed: true };
     }
@@ -730,7 +733,7 @@ fn plan(d: &Described, index: &CacheIndex) -> Plan {
     let in_cache = index.by_path.contains_key(&d.obj.path);
     // Showing nodes need their order (GTK3 omits indices) unless the cache carries it.
     let order_known = index.ordered.contains(&d.obj.path) || n_cached <= 1;
-    let showing = d.states.has(state::SHOWING);
+    let showing = d.states.has(state::SHOWING) || away;
     if !showing {
         // Hidden subtrees come from the cache as far as it goes (GTK3 gives closed menus a
         // child count of -1 but caches their items: search finds "Save As" in a closed File
@@ -1098,6 +1101,7 @@ async fn first_visible_index(c: &Caller, obj: &Obj) -> Option<usize> {
 
 /// Orders nodes in pre-order (parents before children) and maps them into core nodes.
 fn assemble(raw: Vec<Raw>) -> Vec<Node> {
+    let away: Vec<bool> = (0..raw.len()).map(|i| scrolled_away(&raw, i)).collect();
     let mut order = Vec::with_capacity(raw.len());
     let mut stack = vec![0usize];
     while let Some(i) = stack.pop() {
@@ -1112,7 +1116,7 @@ fn assemble(raw: Vec<Raw>) -> Vec<Node> {
     let mut out = Vec::with_capacity(order.len());
     for &old in &order {
         let Some(r) = slots[old].take() else { continue };
-        out.push(to_node(r, &new_index));
+        out.push(to_node(r, &new_index, away[old]));
     }
     name_entries_after_their_combo(&mut out);
     crate::frames::align_root_panes(&mut out);
@@ -1137,7 +1141,33 @@ fn name_entries_after_their_combo(nodes: &mut [Node]) {
     }
 }
 
-fn to_node(r: Raw, new_index: &[usize]) -> Node {
+/// Whether a node is content scrolled out of a document's view: web engines (Chromium, Gecko)
+/// clear `SHOWING` on it but keep `VISIBLE`, and leave truly hidden content out of the tree.
+/// Such a node is on the page as much as one in view (the CDP backend reads it too, and scrolling
+/// reaches it), so it is neither marked hidden nor left out of searches. Outside a document a
+/// visible node that is not showing (a GTK stack page not shown, a closed menu) stays hidden.
+fn scrolled_away(nodes: &[Raw], n: usize) -> bool {
+    let s = nodes[n].d.states;
+    if s.has(state::SHOWING) || !s.has(state::VISIBLE) {
+        return false;
+    }
+    let mut up = nodes[n].parent;
+    while let Some(p) = up {
+        let d = &nodes[p].d;
+        if !d.states.has(state::VISIBLE) {
+            return false;
+        }
+        // By role: Chromium puts the Document interface on every node of a page.
+        if mapping::map_role(d.role).1 == Role::Document {
+            return d.states.has(state::SHOWING);
+        }
+        up = nodes[p].parent;
+    }
+    false
+}
+
+/// `away`: the node is scrolled out of its document's view (see [`scrolled_away`]).
+fn to_node(r: Raw, new_index: &[usize], away: bool) -> Node {
     let (native_role, mut role) = mapping::map_role(r.d.role);
     let password = mapping::is_password(r.d.role);
     if password {
@@ -1157,7 +1187,7 @@ fn to_node(r: Raw, new_index: &[usize]) -> Node {
         ),
         // A showing node whose details were not read (deadline) has unknown value; a hidden one
         // was deliberately not read and shows none.
-        None if showing && mapping::text_is_value(r.d.role, r.d.states, r.d.ifaces) => {
+        None if (showing || away) && mapping::text_is_value(r.d.role, r.d.states, r.d.ifaces) => {
             (None, Evidence::Unknown, None, None, Vec::new(), None, None)
         }
         None => (None, Evidence::Absent, None, None, Vec::new(), None, None),
@@ -1179,7 +1209,13 @@ fn to_node(r: Raw, new_index: &[usize]) -> Node {
         value,
         numeric,
         text_len,
-        states: Evidence::Known(mapping::map_states(r.d.states, r.d.role)),
+        states: Evidence::Known({
+            let mut s = mapping::map_states(r.d.states, r.d.role);
+            if away {
+                s.remove(StateFlag::Hidden);
+            }
+            s
+        }),
         caps,
         actions,
         bounds,
@@ -1206,6 +1242,51 @@ mod tests {
             details: None,
             truncated: None,
         }
+    }
+
+    #[test]
+    fn visible_content_not_showing_is_scrolled_away_only_inside_a_showing_document() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/doc", "/app", 0, 1, true),
+                item("/p", "/doc", 0, 1, false),
+                item("/t", "/p", 0, 0, false),
+            ],
+        );
+        let visible = |p: &str, role_n: u32| {
+            let mut d = Described::from(&idx.by_path[p]);
+            d.role = role_n;
+            d.states.0 |= 1 << state::VISIBLE;
+            d
+        };
+        let chain = |doc_role: u32| {
+            let mut nodes = vec![root(visible("/doc", doc_role))];
+            for (i, (p, r)) in [("/p", role::PARAGRAPH), ("/t", role::STATIC)]
+                .iter()
+                .enumerate()
+            {
+                let mut raw = root(visible(p, *r));
+                raw.parent = Some(i);
+                nodes[i].children.push(i + 1);
+                nodes.push(raw);
+            }
+            nodes
+        };
+        // 95 is document-web: its paragraph and text scrolled away are on the page.
+        let web = chain(95);
+        assert!(!scrolled_away(&web, 0));
+        assert!(scrolled_away(&web, 1) && scrolled_away(&web, 2));
+        let nodes = assemble(web);
+        assert_eq!(nodes.len(), 3);
+        assert!(nodes.iter().all(|n| !n.has_state(StateFlag::Hidden)));
+        // The same shape under a panel (a GTK stack page not shown) stays hidden.
+        let panel = chain(role::PANEL);
+        assert!(!scrolled_away(&panel, 1) && !scrolled_away(&panel, 2));
+        // Not visible at all: hidden even inside a document.
+        let mut gone = chain(95);
+        gone[1].d.states.0 &= !(1 << state::VISIBLE);
+        assert!(!scrolled_away(&gone, 1) && !scrolled_away(&gone, 2));
     }
 
     /// Fails unless assembled nodes make a valid snapshot.
@@ -1287,27 +1368,32 @@ mod tests {
             ],
         );
         let d = |p: &str| Described::from(&idx.by_path[p]);
-        assert!(matches!(plan(&d("/w"), &idx), Plan::Cached(k) if k.len() == 3));
-        assert!(matches!(plan(&d("/a"), &idx), Plan::Leaf));
+        assert!(matches!(plan(&d("/w"), &idx, false), Plan::Cached(k) if k.len() == 3));
+        assert!(matches!(plan(&d("/a"), &idx, false), Plan::Leaf));
         // Hidden, counts agree, order unknown: the cache is good enough.
-        assert!(matches!(plan(&d("/h"), &idx), Plan::Cached(_)));
+        assert!(matches!(plan(&d("/h"), &idx, false), Plan::Cached(_)));
         // Showing with unknown order: add the cached children now, fix the order live.
-        assert!(matches!(plan(&d("/s"), &idx), Plan::Reorder(k) if k.len() == 2));
+        assert!(matches!(plan(&d("/s"), &idx, false), Plan::Reorder(k) if k.len() == 2));
         // Count says 5, cache has 1: start with the cached one, the live list brings the rest.
-        assert!(matches!(plan(&d("/m"), &idx), Plan::Reorder(k) if k.len() == 1));
+        assert!(matches!(plan(&d("/m"), &idx, false), Plan::Reorder(k) if k.len() == 1));
         // Not in the cache at all: read live.
         let mut uncached = d("/m");
         uncached.obj = Obj::new(":1.9", "/elsewhere");
         assert!(matches!(
-            plan(&uncached, &idx),
+            plan(&uncached, &idx, false),
             Plan::Call { managed: false }
         ));
         let mut hidden = d("/m");
         hidden.states.0 &= !(1 << state::SHOWING);
-        assert!(matches!(plan(&hidden, &idx), Plan::Hidden));
+        assert!(matches!(plan(&hidden, &idx, false), Plan::Hidden));
+        // Scrolled out of a document's view: read as if it showed.
+        assert!(!matches!(plan(&hidden, &idx, true), Plan::Hidden));
         let mut managed = d("/w");
         managed.states.0 |= 1 << state::MANAGES_DESCENDANTS;
-        assert!(matches!(plan(&managed, &idx), Plan::Call { managed: true }));
+        assert!(matches!(
+            plan(&managed, &idx, false),
+            Plan::Call { managed: true }
+        ));
     }
 
     #[test]

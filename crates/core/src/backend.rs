@@ -48,7 +48,9 @@ impl Deadline {
 /// What an observation should include.
 #[derive(Clone, Debug)]
 pub struct ObserveRequest {
-    /// Stop describing after this many nodes (the rest is marked truncated).
+    /// Stop describing after this many nodes (the rest is marked truncated, reason `cap`). The
+    /// default is no budget but a guard against runaway trees ([`NODE_GUARD`]): the deadline is
+    /// what bounds a look, and a 30,000-node page is read complete.
     pub max_nodes: usize,
     /// Most children walked under one container that manages its descendants (tables, trees).
     pub max_children: usize,
@@ -62,10 +64,15 @@ pub struct ObserveRequest {
     pub seek: Option<String>,
 }
 
+/// The most nodes one look describes unless asked for fewer: far above any real window (a
+/// 30,000-node page, a 5,000-row list read over its visible window) and far below what would
+/// exhaust memory (a sheet of 2^34 cells is read through its table, never by children).
+pub const NODE_GUARD: usize = 250_000;
+
 impl Default for ObserveRequest {
     fn default() -> Self {
         ObserveRequest {
-            max_nodes: 20_000,
+            max_nodes: NODE_GUARD,
             max_children: 500,
             bounds: true,
             seek: None,

@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 use uidriver_sandbox::testing::live_test as live;
+use uidriver_service::Service;
 
 mod desk;
 use desk::*;
@@ -607,6 +608,43 @@ fn writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked() 
     );
 }
 
+/// Starts Debian's Chromium on `page` with a fresh profile under `dir` (`extra`: more switches).
+async fn chromium_on(
+    d: &Desk,
+    dir: &std::path::Path,
+    page: &std::path::Path,
+    extra: &[&str],
+) -> App {
+    let profile = format!("--user-data-dir={}", dir.join("profile").display());
+    let url = format!("file://{}", page.display());
+    let mut argv = vec![
+        "/usr/lib/chromium/chromium",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ];
+    argv.extend_from_slice(extra);
+    argv.extend([profile.as_str(), url.as_str()]);
+    d.launch(&argv).await
+}
+
+/// Looks at `root` until `query` finds something (a page may still be loading when its window
+/// shows), at most 15 s; the last look either way.
+async fn look_until_found(svc: &Service, root: &str, query: Value) -> String {
+    let t0 = Instant::now();
+    loop {
+        let s = observe(svc, root).await;
+        let found = search(svc, &s, query.clone()).await;
+        if !found.is_empty() || t0.elapsed() > Duration::from_secs(15) {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
 /// A Chromium the user starts after uidriver is already running, without
 /// `--force-renderer-accessibility` (the user's own browser), is read over AT-SPI with its page
 /// content (issue 11: the document once came with no children and the look said complete).
@@ -626,32 +664,11 @@ fn a_chromium_started_after_the_service_shows_its_page_content() {
                  <p>Some paragraph text</p><button>Press me</button>",
             )
             .unwrap();
-            let profile = dir.join("profile");
-            let app = d
-                .launch(&[
-                    "/usr/lib/chromium/chromium",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    &format!("--user-data-dir={}", profile.display()),
-                    &format!("file://{}", page.display()),
-                ])
-                .await;
+            let app = chromium_on(&d, &dir, &page, &[]).await;
             let svc = &d.svc;
             let root = root_of(svc, app.pid, "Local Page").await;
-            // The page may still be loading when its window shows: look until it has content.
-            let t0 = Instant::now();
-            let s = loop {
-                let s = observe(svc, &root).await;
-                let found = search(svc, &s, json!({ "text": "Press me", "role": "button" })).await;
-                if !found.is_empty() || t0.elapsed() > Duration::from_secs(15) {
-                    break s;
-                }
-                tokio::time::sleep(Duration::from_millis(300)).await;
-            };
+            let s =
+                look_until_found(svc, &root, json!({ "text": "Press me", "role": "button" })).await;
             one(svc, &s, json!({ "text": "Press me", "role": "button" })).await;
             one(
                 svc,
@@ -660,6 +677,83 @@ fn a_chromium_started_after_the_service_shows_its_page_content() {
             )
             .await;
             assert_running(app.pid, "the looks");
+        },
+    );
+}
+
+/// Issue 11, big pages: Chromium clears `SHOWING` on content scrolled out of view. That content
+/// is on the page (the CDP backend reads it, scrolling reaches it), so a look over AT-SPI must not
+/// call it hidden: a search finds text 400 sections down, and a press on a button there works
+/// (the page's own record, its title, says the click ran). The press is the button's `press`
+/// action: Chromium answers `GetActions` with empty names, so names are read with `GetName`.
+#[test]
+fn chromium_content_scrolled_out_of_view_is_searchable_and_pressable() {
+    live(
+        "chromium_content_scrolled_out_of_view_is_searchable_and_pressable",
+        240,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let page = dir.join("long.html");
+            let mut html = String::from("<!doctype html><title>Long Page</title><h1>Top</h1>");
+            for i in 1..=400 {
+                html.push_str(&format!(
+                    "<h2>Section {i}</h2><p>Paragraph {i} holds the word marker{i}.</p>"
+                ));
+            }
+            html.push_str(
+                "<button onclick=\"document.title='Pressed at the bottom'\">Bottom button</button>",
+            );
+            std::fs::write(&page, html).unwrap();
+            let app = chromium_on(&d, &dir, &page, &["--force-renderer-accessibility"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Long Page").await;
+            let s = look_until_found(
+                svc,
+                &root,
+                json!({ "text": "Section 1", "role": "heading" }),
+            )
+            .await;
+            // Far below the fold: a paragraph's words and the last button.
+            let far = one(svc, &s, json!({ "text": "marker350" })).await;
+            assert!(
+                !states(&far).iter().any(|s| s == "hidden"),
+                "scrolled-away text is marked hidden: {far}"
+            );
+            let button = one(
+                svc,
+                &s,
+                json!({ "text": "Bottom button", "role": "button" }),
+            )
+            .await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": r(&button) }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(
+                step_outcomes(&res),
+                vec!["didnt".to_string()],
+                "{}",
+                res.text
+            );
+            // The page's own record of the click.
+            let t0 = Instant::now();
+            loop {
+                let roots = ok(svc, "find_roots", json!({})).await;
+                if roots.to_string().contains("Pressed at the bottom") {
+                    break;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "the page's title never changed: {roots}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            assert_running(app.pid, "the press");
         },
     );
 }

@@ -8,12 +8,25 @@ use crate::error::LinuxError;
 
 const IFACE: &str = "org.a11y.atspi.Action";
 
-/// Action names in platform order (`a(sss)`: name, localized name, key binding).
+/// Action names in platform order, as `GetName(i)` gives them: the names a program matches
+/// (`click`, `press`). `GetActions` answers `a(sss)` of localized name, description and key
+/// binding, so its first field is translated under another locale, and Chromium leaves it empty.
 pub(crate) async fn names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError> {
-    let acts: Vec<(String, String, String)> =
+    let listed: Vec<(String, String, String)> =
         c.call(&o.bus, &o.path, IFACE, "GetActions", &()).await?;
-    Ok(acts.into_iter().map(|(n, _, _)| n).collect())
+    let count = (listed.len() as i32).min(MAX_ACTIONS);
+    let calls = (0..count).map(|i| async move {
+        c.call::<_, String>(&o.bus, &o.path, IFACE, "GetName", &(i,))
+            .await
+    });
+    futures_util::future::join_all(calls)
+        .await
+        .into_iter()
+        .collect()
 }
+
+/// More actions than any widget has: a bound on the calls one listing makes.
+const MAX_ACTIONS: i32 = 32;
 
 /// Runs action `index`; whether the toolkit reported success.
 ///

@@ -105,7 +105,7 @@ pub(crate) async fn read_region(
     let guard = svc.lanes.enter(&state.root_info.resource).await;
     guard.check(state.epoch)?;
     let req = ObserveRequest {
-        max_nodes: 20_000,
+        max_nodes: uidriver_core::backend::NODE_GUARD,
         max_children: 5_000,
         // Match the rest of the state: rectangles only where the state has an image.
         bounds: state.image.is_some(),
