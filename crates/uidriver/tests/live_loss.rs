@@ -6,12 +6,15 @@
 //! app is really on the new bus is judged by the sandbox's own registry connection
 //! (`wait_for_app_window`), and its widgets by a search of the observation.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use uidriver_backend_cdp::{CdpBackend, CdpConfig};
+use uidriver_core::Backend;
 use uidriver_sandbox::testing::live_test as live;
 use uidriver_sandbox::Component;
-use uidriver_service::Service;
+use uidriver_service::{Service, ServiceConfig};
 
 mod desk;
 use desk::*;
@@ -181,6 +184,94 @@ fn one_service_survives_the_x_server_restarting() {
                 .await
                 .expect("restart Xvfb");
             observes_a_new_app(&d).await;
+        },
+    );
+}
+
+const PAGE: &str = "<!doctype html><title>Loss test</title><h1>Loss</h1><button>Send</button>";
+
+/// SIGKILLs `pid` (a browser this test's service launched) and waits until it is dead.
+fn sigkill(pid: u32) {
+    let p = rustix::process::Pid::from_raw(pid as i32).expect("a pid");
+    rustix::process::kill_process(p, rustix::process::Signal::KILL).expect("SIGKILL");
+    let t0 = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|r| !r.trim_start().starts_with('Z'))
+    }) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{pid} outlived SIGKILL"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The page root `launch_browser` opened, with its browser's pid.
+async fn launch_page(svc: &Service, url: &str) -> (String, u32) {
+    let v = ok(
+        svc,
+        "launch_browser",
+        json!({ "url": url, "headless": true }),
+    )
+    .await;
+    let root = &v["roots"][0];
+    let pid = root["pid"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no pid: {v}")) as u32;
+    (root["ref"].as_str().expect("ref").to_string(), pid)
+}
+
+/// (c) Chromium SIGKILLed: its page is reported closed (not hung, not internal), the listing
+/// no longer shows it, and the next launch_browser of the same service works.
+#[test]
+fn one_service_survives_chromium_being_killed() {
+    live(
+        "one_service_survives_chromium_being_killed",
+        180,
+        &[CdpConfig::default().chromium.to_str().unwrap_or("chromium")],
+        |_t| async move {
+            let dir = tempdir();
+            std::fs::write(dir.join("loss.html"), PAGE).expect("page");
+            let url = format!("file://{}", dir.join("loss.html").display());
+            let cdp = Arc::new(CdpBackend::new(CdpConfig {
+                headless: Some(true),
+                ..CdpConfig::default()
+            }));
+            let svc = Service::new(
+                vec![cdp.clone() as Arc<dyn Backend>],
+                vec![],
+                ServiceConfig::default(),
+            );
+            let (page, pid) = launch_page(&svc, &url).await;
+            let state = observe(&svc, &page).await;
+            assert!(!search(&svc, &state, json!({ "text": "Send" }))
+                .await
+                .is_empty());
+
+            blocking(move || sigkill(pid)).await;
+            let e = failure(&svc, "observe_ui", json!({ "root": page })).await;
+            assert_eq!(e["code"], "target_closed", "{e}");
+            let msg = e["message"].as_str().unwrap_or_default();
+            assert!(
+                msg.contains(&format!("its browser (pid {pid}) exited")),
+                "{msg}"
+            );
+            let listed = ok(&svc, "find_roots", json!({})).await;
+            assert!(
+                !listed["roots"].to_string().contains(&page),
+                "the dead page is still listed: {listed}"
+            );
+
+            let (again, new_pid) = launch_page(&svc, &url).await;
+            assert_ne!(new_pid, pid);
+            let state = observe(&svc, &again).await;
+            assert!(!search(&svc, &state, json!({ "text": "Send" }))
+                .await
+                .is_empty());
+            cdp.shutdown().await;
+            let _ = std::fs::remove_dir_all(&dir);
         },
     );
 }
