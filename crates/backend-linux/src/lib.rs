@@ -30,6 +30,8 @@
 //!   XTEST input (`input`), activation and hit-testing (`window`).
 //! - `act/`: running `act_ui` steps: semantic per interface, physical through one delivery
 //!   path, each verified (see its module doc); `lease`: the machine-wide interaction lease.
+//! - `link`: the attachment to the accessibility bus (connection, event listener, object memo),
+//!   renewed as a whole when the bus comes back.
 //! - `roots`: pairing AT-SPI surfaces with X11 windows into [`RootInfo`]s.
 //! - `observe`: cache fast path, concurrent walk, budgets; `details`: what is read for each
 //!   showing node (extents, text, values, actions, DOM ids).
