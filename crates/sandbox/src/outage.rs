@@ -15,6 +15,8 @@ use crate::{dbus, roles, x11, Sandbox, SandboxError};
 
 /// How long a SIGKILLed process may take to be gone.
 const DEATH_WAIT: Duration = Duration::from_secs(5);
+/// How long an X client may take to notice its server died (openbox: at once, on its next read).
+const CLIENT_GRACE: Duration = Duration::from_secs(2);
 /// How long a restarted part may take to be ready.
 const READY_WAIT: Duration = Duration::from_secs(20);
 
@@ -96,7 +98,7 @@ impl Sandbox {
                         x11::server_answers(&display)
                     })
                 })?;
-                if self.is_dead(roles::WM) {
+                if self.dies_soon(roles::WM) {
                     self.respawn(roles::WM, |sb, pid, log| {
                         let display = sb.display().to_string();
                         sb.wait_until("openbox (EWMH)", pid, log, READY_WAIT, || {
@@ -104,13 +106,26 @@ impl Sandbox {
                         })
                     })?;
                 }
-                if self.is_dead(roles::AT_SPI_LAUNCHER) {
+                if self.dies_soon(roles::AT_SPI_LAUNCHER) {
                     self.restart_at_spi()?;
                 }
                 Ok(())
             }
             Component::AccessibilityBus => self.restart_at_spi(),
         }
+    }
+
+    /// Whether `role` is dead or dies within [`CLIENT_GRACE`]: an X client learns that its
+    /// server is gone only at its next read, so right after a kill it may still be running.
+    fn dies_soon(&self, role: &str) -> bool {
+        let until = Instant::now() + CLIENT_GRACE;
+        while !self.is_dead(role) {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        true
     }
 
     /// Whether `role` was started and none of its recorded processes is alive.
