@@ -102,10 +102,10 @@ impl CdpBackend {
             .into_iter()
             .find(|b| b.id == bid)
             .ok_or_else(|| CdpError::NoSuchPage("its browser is no longer connected".into()))?;
-        if browser.client.is_closed() {
+        if let Some(why) = browser.closed_reason().await {
             return Err(Error::new(
                 ErrorCode::TargetClosed,
-                "the browser of this page exited",
+                format!("the page is gone: {why}"),
             ));
         }
         let page = browser.page(tid, deadline).await.map_err(|e| {
@@ -152,6 +152,8 @@ impl Backend for CdpBackend {
         let mut out = Vec::new();
         for b in self.browsers() {
             if b.client.is_closed() {
+                // Reaps a browser we launched that died, so it does not linger as a zombie.
+                let _ = b.closed_reason().await;
                 continue;
             }
             match roots::list(&b, deadline).await {
@@ -164,6 +166,12 @@ impl Backend for CdpBackend {
             }
         }
         Ok(out)
+    }
+
+    async fn closed_reason(&self, root: &RootInfo) -> Option<String> {
+        let (bid, _) = parse_key(&root.key)?;
+        let browser = self.browsers().into_iter().find(|b| b.id == bid)?;
+        browser.closed_reason().await
     }
 
     async fn observe(

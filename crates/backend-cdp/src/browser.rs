@@ -169,6 +169,29 @@ impl Browser {
         }
     }
 
+    /// Why this browser's socket closed, once it has: how the process we launched ended
+    /// (reaping it), or that the DevTools connection closed for one we only attached to.
+    pub async fn closed_reason(&self) -> Option<String> {
+        if !self.client.is_closed() {
+            return None;
+        }
+        let mut launched = self.launched.lock().await;
+        let Some(l) = launched.as_mut() else {
+            return Some("the DevTools connection to its browser closed".into());
+        };
+        // The socket closes a moment before the kernel reports the exit.
+        for _ in 0..20 {
+            if let Some(status) = l.exited().or_else(|| l.exit_status()) {
+                return Some(format!("its browser (pid {}) exited ({status})", l.pid()));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Some(format!(
+            "its browser (pid {}) closed the DevTools connection",
+            l.pid()
+        ))
+    }
+
     /// Stops the browser if this backend launched it (politely first: `Browser.close`, then
     /// SIGTERM, then SIGKILL); a browser we only attached to is left running.
     pub async fn shutdown(&self) {

@@ -43,6 +43,8 @@ pub struct Launched {
     child: Option<Child>,
     pid: u32,
     dir: Option<tempfile::TempDir>,
+    /// How it ended, once reaped.
+    exited: Option<std::process::ExitStatus>,
 }
 
 impl Launched {
@@ -102,6 +104,7 @@ impl Launched {
             child: Some(child),
             pid,
             dir: Some(dir),
+            exited: None,
         };
         tracing::debug!(pid, headless, "chromium started");
         let port_file = profile.join("DevToolsActivePort");
@@ -136,6 +139,20 @@ impl Launched {
     /// The browser process id.
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// How the browser process ended, once it has (`None` while it runs). Reaps it, and from
+    /// then on nothing signals its pid again: the kernel may hand that pid to another process.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        let status = self.child.as_mut()?.try_wait().ok().flatten()?;
+        self.child = None;
+        self.exited = Some(status);
+        Some(status)
+    }
+
+    /// The exit status [`Launched::exit_status`] found earlier.
+    pub fn exited(&self) -> Option<std::process::ExitStatus> {
+        self.exited
     }
 
     /// The last lines Chromium wrote to stderr (for error messages).

@@ -16,6 +16,10 @@ pub enum LinuxError {
     /// No accessibility bus could be found or reached.
     #[error("accessibility bus unavailable: {0}")]
     NoAccessibilityBus(String),
+    /// The accessibility bus this backend was attached to went away (its daemon exited), and
+    /// it could not be reached again yet.
+    #[error("the accessibility bus is gone: {0}")]
+    BusLost(String),
     /// No X11 display could be reached.
     #[error("X11 display unavailable: {0}")]
     NoDisplay(String),
@@ -123,10 +127,15 @@ pub(crate) fn classify(e: zbus::Error, what: impl FnOnce() -> String) -> LinuxEr
 
 impl From<LinuxError> for Error {
     fn from(e: LinuxError) -> Self {
+        let hint = match &e {
+            LinuxError::BusLost(_) => Some(BUS_LOST_HINT),
+            LinuxError::NoDisplay(_) => Some(NO_DISPLAY_HINT),
+            _ => None,
+        };
         let code = match &e {
-            LinuxError::NoAccessibilityBus(_) | LinuxError::NoDisplay(_) => {
-                ErrorCode::BackendUnavailable
-            }
+            LinuxError::NoAccessibilityBus(_)
+            | LinuxError::BusLost(_)
+            | LinuxError::NoDisplay(_) => ErrorCode::BackendUnavailable,
             LinuxError::Gone { .. } => ErrorCode::TargetClosed,
             LinuxError::Unresponsive { .. } => ErrorCode::AppUnresponsive,
             LinuxError::Unsupported { .. } => ErrorCode::NotSupported,
@@ -136,9 +145,24 @@ impl From<LinuxError> for Error {
             LinuxError::Dbus(zbus::Error::InputOutput(_)) => ErrorCode::BackendUnavailable,
             LinuxError::Dbus(_) | LinuxError::X11(_) => ErrorCode::Internal,
         };
-        Error::new(code, e.to_string())
+        let err = Error::new(code, e.to_string());
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
     }
 }
+
+/// What to do while the accessibility bus is away, and what its return does not bring back.
+const BUS_LOST_HINT: &str =
+    "Start the accessibility bus again (at-spi-bus-launcher; `uidriver doctor` checks it): \
+the next call reconnects, no restart of uidriver needed. Applications started before the bus \
+came back are not on the new bus: restart them to observe their trees.";
+
+/// What to do while the X server is away.
+const NO_DISPLAY_HINT: &str = "Start the X server again (`uidriver doctor` checks DISPLAY): the \
+next call reconnects, no restart of uidriver needed. Applications that ran on the old server \
+exited with it: start them again.";
 
 #[cfg(test)]
 mod tests {
@@ -179,5 +203,22 @@ mod tests {
             timeout: Duration::from_millis(500),
         };
         assert_eq!(Error::from(slow).code, ErrorCode::AppUnresponsive);
+    }
+
+    /// Issue 14 item 3: a lost bus or X server is `backend_unavailable` naming what is missing,
+    /// with a hint that says the next call reconnects (not `root_not_found`, not `internal`).
+    #[test]
+    fn a_lost_bus_or_display_is_backend_unavailable_naming_it() {
+        let bus = Error::from(LinuxError::BusLost("unix:path=/x (I/O error)".into()));
+        assert_eq!(bus.code, ErrorCode::BackendUnavailable);
+        assert!(
+            bus.message.contains("the accessibility bus is gone"),
+            "{}",
+            bus.message
+        );
+        assert!(bus.hint.contains("reconnects"), "{}", bus.hint);
+        let x = Error::from(LinuxError::NoDisplay("the X server :9 is gone".into()));
+        assert_eq!(x.code, ErrorCode::BackendUnavailable);
+        assert!(x.hint.contains("X server"), "{}", x.hint);
     }
 }

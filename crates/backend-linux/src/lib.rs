@@ -30,6 +30,8 @@
 //!   XTEST input (`input`), activation and hit-testing (`window`).
 //! - `act/`: running `act_ui` steps: semantic per interface, physical through one delivery
 //!   path, each verified (see its module doc); `lease`: the machine-wide interaction lease.
+//! - `link`: the attachment to the accessibility bus (connection, event listener, object memo),
+//!   renewed as a whole when the bus comes back.
 //! - `roots`: pairing AT-SPI surfaces with X11 windows into [`RootInfo`]s.
 //! - `observe`: cache fast path, concurrent walk, budgets; `details`: what is read for each
 //!   showing node (extents, text, values, actions, DOM ids).
@@ -48,6 +50,7 @@ mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lease;
+mod link;
 mod mapping;
 mod observe;
 use uidriver_procfs as procfs;
@@ -69,9 +72,9 @@ use uidriver_core::{
 
 pub use error::LinuxError;
 
-use atspi::connection::A11yBus;
-use atspi::events::{self, Events};
+use atspi::events;
 use atspi::{text, Obj};
+use link::{Attachment, Link};
 use roots::{AppInfo, ListLimits, Target, Toolkit};
 use x11::connection::X11;
 
@@ -153,8 +156,11 @@ pub struct LinuxBackend {
 
 struct Inner {
     config: LinuxConfig,
-    bus: A11yBus,
-    events: Events,
+    /// The accessibility bus attachment, renewed when the bus comes back (`link.rs`).
+    link: Link,
+    /// The attachment generation `apps` and `targets` were filled on: they name apps by bus
+    /// names of that bus, which a new bus hands out again to other apps.
+    generation: std::sync::atomic::AtomicU64,
     x11: Option<X11>,
     /// A second X11 thread for physical input only: typing a long text must not hold up the
     /// window listing and captures other lanes need.
@@ -163,8 +169,6 @@ struct Inner {
     apps: Mutex<HashMap<String, Arc<AppInfo>>>,
     /// Listed roots by key, for observe to find the AT-SPI surface. Same locking rule.
     targets: Mutex<HashMap<String, Target>>,
-    /// Per-object facts remembered across observations.
-    memo: Arc<details::Memo>,
     /// The clipboard this backend owns (served by its own thread until another client takes it).
     clipboard: Mutex<Option<clipboard::Owner>>,
 }
@@ -176,14 +180,11 @@ impl LinuxBackend {
     /// # Errors
     /// [`LinuxError::NoAccessibilityBus`] when no bus can be found or reached.
     pub async fn connect(config: LinuxConfig) -> std::result::Result<Self, LinuxError> {
-        let bus = A11yBus::connect(
+        let link = Link::connect(
             config.a11y_address.as_deref(),
             config.session_address.as_deref(),
         )
         .await?;
-        let memo = Arc::new(details::Memo::default());
-        let m = memo.clone();
-        let events = Events::start(&bus, move |ev| m.on_event(ev)).await?;
         let x11 = match &config.display {
             Some(d) => Some(X11::start(Some(d.clone()))?),
             None => None,
@@ -207,17 +208,16 @@ impl LinuxBackend {
                     .await;
             });
         }
-        debug!(address = bus.address(), display = ?config.display, "linux backend ready");
+        debug!(address = link.current().bus.address(), display = ?config.display, "linux backend ready");
         Ok(LinuxBackend {
             inner: Arc::new(Inner {
                 config,
-                bus,
-                events,
+                link,
+                generation: std::sync::atomic::AtomicU64::new(0),
                 x11,
                 x11_input,
                 apps: Mutex::new(HashMap::new()),
                 targets: Mutex::new(HashMap::new()),
-                memo,
                 clipboard: Mutex::new(None),
             }),
         })
@@ -236,6 +236,24 @@ impl LinuxBackend {
         &self.inner.config
     }
 
+    /// A live attachment to the accessibility bus (reattaching after the bus came back), with
+    /// the app and root caches of an earlier attachment dropped.
+    async fn attached(
+        &self,
+        deadline: Deadline,
+    ) -> std::result::Result<Arc<Attachment>, LinuxError> {
+        let att = self.inner.link.get(deadline).await?;
+        let before = self
+            .inner
+            .generation
+            .swap(att.generation, std::sync::atomic::Ordering::SeqCst);
+        if before != att.generation {
+            lock(&self.inner.apps).clear();
+            lock(&self.inner.targets).clear();
+        }
+        Ok(att)
+    }
+
     fn observe_limits(&self) -> observe::Limits {
         let c = &self.inner.config;
         observe::Limits {
@@ -248,6 +266,10 @@ impl LinuxBackend {
 
     async fn list(&self, deadline: Deadline) -> std::result::Result<Vec<Target>, LinuxError> {
         let inner = &self.inner;
+        let att = match self.attached(deadline).await {
+            Ok(a) => a,
+            Err(e) => return Err(self.with_display(e, deadline).await),
+        };
         let known = lock(&inner.apps).clone();
         let limits = ListLimits {
             per_call: inner.config.list_call_timeout,
@@ -255,28 +277,38 @@ impl LinuxBackend {
         };
         let x11_f = async {
             match &inner.x11 {
-                Some(x) => x
-                    .run(deadline.cap(Duration::from_secs(2)), |c| {
+                Some(x) => Some(
+                    x.run(deadline.cap(Duration::from_secs(2)), |c| {
                         x11::ewmh::desktop(c)
                     })
-                    .await
-                    .map_err(|e| debug!(error = %e, "X11 window list unavailable"))
-                    .ok(),
+                    .await,
+                ),
                 None => None,
             }
         };
         let (apps, xd) = tokio::join!(
-            roots::atspi_apps(&inner.bus, &known, &limits, deadline),
+            roots::atspi_apps(&att.bus, &known, &limits, deadline),
             x11_f
         );
+        let xd = match xd {
+            // No X server where one is configured: its apps went with it, and what AT-SPI still
+            // lists is on its way out. Say so rather than list half a desktop.
+            Some(Err(e @ LinuxError::NoDisplay(_))) => return Err(e),
+            Some(Err(e)) => {
+                debug!(error = %e, "X11 window list unavailable");
+                None
+            }
+            Some(Ok(d)) => Some(d),
+            None => None,
+        };
         let apps = apps?;
         {
             let mut cache = lock(&inner.apps);
             cache.retain(|bus, _| {
                 let alive = apps.iter().any(|(a, _)| &a.bus == bus);
                 if !alive {
-                    inner.memo.forget_app(bus);
-                    inner.events.forget(bus);
+                    att.memo.forget_app(bus);
+                    att.events.forget(bus);
                 }
                 alive
             });
@@ -308,21 +340,41 @@ impl LinuxBackend {
         Ok(listed)
     }
 
-    /// The listed target for a root, listing again once when it is not known.
+    /// `e` (the bus is gone), naming the X server first when it is gone too: an X server that
+    /// went away takes the clients with it, the bus launcher among them, so it is the cause.
+    async fn with_display(&self, e: LinuxError, deadline: Deadline) -> LinuxError {
+        let Some(x) = &self.inner.x11 else {
+            return e;
+        };
+        let ping = |c: &x11::connection::XConn| match x11::connection::is_broken(c) {
+            true => Err(LinuxError::X11("no answer".into())),
+            false => Ok(()),
+        };
+        match x.run(deadline.cap(Duration::from_millis(500)), ping).await {
+            Err(LinuxError::NoDisplay(d)) => LinuxError::NoDisplay(format!("{d}; {e}")),
+            _ => e,
+        }
+    }
+
+    /// The listed target for a root, listing again once when it is not known, and the
+    /// attachment its AT-SPI surface belongs to (a target's bus names mean nothing on another).
     async fn target(
         &self,
         root: &RootInfo,
         deadline: Deadline,
-    ) -> std::result::Result<Target, LinuxError> {
+    ) -> std::result::Result<(Arc<Attachment>, Target), LinuxError> {
+        let att = self.attached(deadline).await?;
         if let Some(t) = lock(&self.inner.targets).get(&root.key).cloned() {
             if t.obj.is_some() {
-                return Ok(t);
+                return Ok((att, t));
             }
         }
         self.list(deadline.cap(Duration::from_secs(2))).await?;
+        let att = self.attached(deadline).await?;
         lock(&self.inner.targets)
             .get(&root.key)
             .cloned()
+            .map(|t| (att, t))
             .ok_or_else(|| LinuxError::RootNotFound(format!("{} ({})", root.title, root.key)))
     }
 
@@ -330,7 +382,12 @@ impl LinuxBackend {
     /// which sits inside the X11 window by the client-side frame: `_GTK_FRAME_EXTENTS` when set
     /// (shadows under a compositor), else the difference in size split evenly (gnome-calculator
     /// on Xvfb: X11 365x496, window widget 355x486, a 5 px resize border on each side).
-    async fn gtk4_origin(&self, target: &Target, deadline: Deadline) -> Option<(i32, i32)> {
+    async fn gtk4_origin(
+        &self,
+        att: &Attachment,
+        target: &Target,
+        deadline: Deadline,
+    ) -> Option<(i32, i32)> {
         let (x, w) = (
             self.inner.x11.as_ref()?,
             u32::try_from(target.info.window_id?).ok()?,
@@ -345,10 +402,7 @@ impl LinuxBackend {
             return Some((rect.x + left as i32, rect.y + top as i32));
         }
         let surface = target.obj.as_ref()?;
-        let c = self
-            .inner
-            .bus
-            .caller(deadline, self.inner.config.ping_timeout, 1);
+        let c = att.bus.caller(deadline, self.inner.config.ping_timeout, 1);
         let (_, _, ew, eh) = atspi::component::extents(&c, surface, atspi::component::COORD_SCREEN)
             .await
             .ok()?;
@@ -359,6 +413,7 @@ impl LinuxBackend {
 
     async fn observe_obj(
         &self,
+        att: &Attachment,
         target: &Target,
         obj: Obj,
         req: &ObserveRequest,
@@ -366,18 +421,18 @@ impl LinuxBackend {
     ) -> std::result::Result<Snapshot, LinuxError> {
         let toolkit = target.app.as_ref().map_or(Toolkit::Other, |a| a.toolkit);
         let origin = if toolkit == Toolkit::Gtk4 {
-            self.gtk4_origin(target, deadline).await
+            self.gtk4_origin(att, target, deadline).await
         } else {
             None
         };
         let limits = self.observe_limits();
         let scope = observe::Scope {
-            bus: &self.inner.bus,
+            bus: &att.bus,
             root: obj,
             toolkit,
             origin,
             limits: &limits,
-            memo: &self.inner.memo,
+            memo: &att.memo,
         };
         let result = observe::observe(scope, req, deadline).await;
         // The process explains a failure better than the D-Bus error does.
@@ -403,12 +458,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn no_tree(root: &RootInfo) -> Error {
-    Error::new(
-        ErrorCode::NotSupported,
-        format!("window \"{}\" has no accessibility tree", root.title),
-    )
-    .with_hint("Observe it visually (mode visual) and act by coordinates.")
+/// A window without an AT-SPI surface. After the bus was renewed, the likely reason is that
+/// its app joined the old bus: toolkits connect once at start and never rejoin.
+fn no_tree(root: &RootInfo, bus_renewed: bool) -> Error {
+    let mut message = format!("window \"{}\" has no accessibility tree", root.title);
+    let mut hint = "Observe it visually (mode visual) and act by coordinates.".to_string();
+    if bus_renewed {
+        message.push_str(
+            ": the accessibility bus restarted since uidriver started, and an application \
+             started before that is not on the new bus (toolkits join the bus once, at start)",
+        );
+        hint.insert_str(0, "Restart the application to observe its tree, or: ");
+    }
+    Error::new(ErrorCode::NotSupported, message).with_hint(hint)
 }
 
 #[async_trait]
@@ -439,7 +501,7 @@ impl Backend for LinuxBackend {
         req: &ObserveRequest,
         deadline: Deadline,
     ) -> Result<Snapshot> {
-        let target = self.target(root, deadline).await?;
+        let (att, target) = self.target(root, deadline).await?;
         let Some(obj) = target.obj.clone() else {
             if target.info.has_tree {
                 return Err(LinuxError::Unresponsive {
@@ -448,9 +510,9 @@ impl Backend for LinuxBackend {
                 }
                 .into());
             }
-            return Err(no_tree(root));
+            return Err(no_tree(root, self.inner.link.renewed()));
         };
-        Ok(self.observe_obj(&target, obj, req, deadline).await?)
+        Ok(self.observe_obj(&att, &target, obj, req, deadline).await?)
     }
 
     async fn observe_region(
@@ -468,8 +530,8 @@ impl Backend for LinuxBackend {
             .ok_or_else(|| Error::invalid("node", "not in the state"))?;
         let obj = Obj::from_handle(&n.handle)
             .ok_or_else(|| Error::invalid("node", "has no AT-SPI handle"))?;
-        let target = self.target(root, deadline).await?;
-        Ok(self.observe_obj(&target, obj, req, deadline).await?)
+        let (att, target) = self.target(root, deadline).await?;
+        Ok(self.observe_obj(&att, &target, obj, req, deadline).await?)
     }
 
     async fn act(
@@ -492,10 +554,8 @@ impl Backend for LinuxBackend {
         let _ = root;
         let obj = Obj::from_handle(&node.handle)
             .ok_or_else(|| Error::invalid("node", "has no AT-SPI handle"))?;
-        let c = self
-            .inner
-            .bus
-            .caller(deadline, self.inner.config.call_timeout, 4);
+        let att = self.attached(deadline).await?;
+        let c = att.bus.caller(deadline, self.inner.config.call_timeout, 4);
         let total = text::character_count(&c, &obj).await?.max(0) as u32;
         let (s, e) = TextSlice::clamp(start, end, total);
         let t = if e > s {
@@ -516,11 +576,12 @@ impl Backend for LinuxBackend {
 
     async fn wait_change(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
         // Subscribe first: an event that arrives while the root is looked up still counts.
-        let mut rx = self.inner.events.subscribe();
+        let att = self.attached(deadline).await?;
+        let mut rx = att.events.subscribe();
         let known = lock(&self.inner.targets).get(&root.key).cloned();
         let target = match known {
             Some(t) => Some(t),
-            None => self.target(root, deadline).await.ok(),
+            None => self.target(root, deadline).await.ok().map(|(_, t)| t),
         };
         let bus = target.and_then(|t| t.app.map(|a| a.bus.clone()));
         let Some(bus) = bus else {

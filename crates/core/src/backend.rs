@@ -245,6 +245,13 @@ pub trait Backend: Send + Sync + 'static {
         ))
     }
 
+    /// Why a root that is no longer listed went away, when the backend knows more than "it
+    /// closed" (its browser process exited, and how): appended to the `target_closed` answer.
+    async fn closed_reason(&self, root: &RootInfo) -> Option<String> {
+        let _ = root;
+        None
+    }
+
     /// Browser operations, when this backend drives browsers.
     fn browser(&self) -> Option<&dyn BrowserControl> {
         None

@@ -23,6 +23,7 @@ mod config;
 mod dbus;
 mod error;
 mod manifest;
+mod outage;
 use uidriver_procfs as procfs;
 mod sandbox;
 mod stop;
@@ -33,6 +34,7 @@ mod x11;
 pub use config::SandboxConfig;
 pub use error::SandboxError;
 pub use manifest::{Manifest, ProcessRecord, ENV_FILE, MANIFEST_FILE, MANIFEST_FORMAT};
+pub use outage::Component;
 pub use sandbox::{AppWindow, Sandbox};
 pub use stop::StopReport;
 

@@ -372,7 +372,12 @@ impl Sandbox {
             dbus_escape(&path_str(&dir.join(BUS_SOCKET)))
         );
         let (a11y_addr, launcher_pid) = self.start_buses(cfg, bins, &session_addr, &mut env)?;
-        env.insert(2, ("AT_SPI_BUS_ADDRESS".into(), a11y_addr));
+        // Without the guid, so the address stays true when the bus is started again
+        // (`outage.rs`): apps started then, and registryd itself, would refuse the new bus.
+        env.insert(
+            2,
+            ("AT_SPI_BUS_ADDRESS".into(), dbus::without_guid(&a11y_addr)),
+        );
         let table = procfs::table();
         for p in procfs::descendants(&table, launcher_pid) {
             if !self.lock_manifest().processes.iter().any(|r| r.pid == p) {
@@ -514,68 +519,83 @@ impl Sandbox {
             debug!(pid = bus_pid, "session bus ready");
 
             let args = vec!["--launch-immediately".to_string(), "--a11y=1".into()];
-            let at_log = "at-spi.log";
-            let launcher_pid =
-                self.spawn_component(roles::AT_SPI_LAUNCHER, &launcher, &args, at_log, &env_now)?;
-            // Poll NameHasOwner, not GetAddress: calling org.a11y.Bus before the launcher owns
-            // the name would make the bus auto-activate a second launcher.
-            self.poll_async(
-                "at-spi-bus-launcher (org.a11y.Bus)",
-                launcher_pid,
-                at_log,
-                timeout,
-                || {
-                    let s = session.clone();
-                    async move {
-                        matches!(
-                            dbus::name_has_owner(&s, dbus::A11Y_BUS_NAME).await,
-                            Ok(true)
-                        )
-                        .then_some(())
-                    }
-                },
-            )
-            .await?;
-            match dbus::unix_pid(&session, dbus::A11Y_BUS_NAME).await {
-                Ok(owner) if owner != launcher_pid => {
-                    warn!(
-                        owner,
-                        launcher_pid, "org.a11y.Bus is owned by an unexpected process"
-                    )
-                }
-                Err(e) => warn!(error = %e, "could not check the owner of org.a11y.Bus"),
-                Ok(_) => {}
-            }
-            let a11y_addr = dbus::a11y_address(&session).await?;
-            let a11y = self
-                .poll_async("AT-SPI bus", launcher_pid, at_log, timeout, || {
-                    let a = a11y_addr.clone();
-                    async move { dbus::connect(&a).await.ok() }
-                })
-                .await?;
-            if let Err(e) = dbus::start_service(&a11y, dbus::REGISTRY_NAME).await {
-                debug!(error = %e, "StartServiceByName(registry)");
-            }
-            self.poll_async("at-spi2-registryd", launcher_pid, at_log, timeout, || {
-                let c = a11y.clone();
+            self.start_at_spi(&session, &launcher, &args, "at-spi.log", &env_now, timeout)
+                .await
+        })
+    }
+
+    /// Starts at-spi-bus-launcher (`launcher args`, output to `at_log`), waits until it owns
+    /// `org.a11y.Bus` on `session`, activates the registry on its bus and records the
+    /// registry's pid; returns the a11y bus address and the launcher's pid.
+    pub(crate) async fn start_at_spi(
+        &self,
+        session: &zbus::Connection,
+        launcher: &Path,
+        args: &[String],
+        at_log: &str,
+        env: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<(String, u32), SandboxError> {
+        let launcher_pid =
+            self.spawn_component(roles::AT_SPI_LAUNCHER, launcher, args, at_log, env)?;
+        // Poll NameHasOwner, not GetAddress: calling org.a11y.Bus before the launcher owns
+        // the name would make the bus auto-activate a second launcher.
+        self.poll_async(
+            "at-spi-bus-launcher (org.a11y.Bus)",
+            launcher_pid,
+            at_log,
+            timeout,
+            || {
+                let s = session.clone();
                 async move {
                     matches!(
-                        dbus::name_has_owner(&c, dbus::REGISTRY_NAME).await,
+                        dbus::name_has_owner(&s, dbus::A11Y_BUS_NAME).await,
                         Ok(true)
                     )
                     .then_some(())
                 }
+            },
+        )
+        .await?;
+        match dbus::unix_pid(session, dbus::A11Y_BUS_NAME).await {
+            Ok(owner) if owner != launcher_pid => {
+                warn!(
+                    owner,
+                    launcher_pid, "org.a11y.Bus is owned by an unexpected process"
+                )
+            }
+            Err(e) => warn!(error = %e, "could not check the owner of org.a11y.Bus"),
+            Ok(_) => {}
+        }
+        let a11y_addr = dbus::a11y_address(session).await?;
+        let a11y = self
+            .poll_async("AT-SPI bus", launcher_pid, at_log, timeout, || {
+                let a = a11y_addr.clone();
+                async move { dbus::connect(&a).await.ok() }
             })
             .await?;
-            // registryd is D-Bus-activated and double-forks away from the a11y dbus-daemon
-            // (it stays in the launcher's session): record it by the pid owning its name.
-            match dbus::unix_pid(&a11y, dbus::REGISTRY_NAME).await {
-                Ok(pid) => self.record(roles::AT_SPI_CHILD, pid, Vec::new(), None)?,
-                Err(e) => warn!(error = %e, "could not get the registry's pid"),
+        if let Err(e) = dbus::start_service(&a11y, dbus::REGISTRY_NAME).await {
+            debug!(error = %e, "StartServiceByName(registry)");
+        }
+        self.poll_async("at-spi2-registryd", launcher_pid, at_log, timeout, || {
+            let c = a11y.clone();
+            async move {
+                matches!(
+                    dbus::name_has_owner(&c, dbus::REGISTRY_NAME).await,
+                    Ok(true)
+                )
+                .then_some(())
             }
-            debug!(%a11y_addr, launcher_pid, "AT-SPI bus and registry ready");
-            Ok((a11y_addr, launcher_pid))
         })
+        .await?;
+        // registryd is D-Bus-activated and double-forks away from the a11y dbus-daemon
+        // (it stays in the launcher's session): record it by the pid owning its name.
+        match dbus::unix_pid(&a11y, dbus::REGISTRY_NAME).await {
+            Ok(pid) => self.record(roles::AT_SPI_CHILD, pid, Vec::new(), None)?,
+            Err(e) => warn!(error = %e, "could not get the registry's pid"),
+        }
+        debug!(%a11y_addr, launcher_pid, "AT-SPI bus and registry ready");
+        Ok((a11y_addr, launcher_pid))
     }
 
     /// Polls `probe` until it yields a value, failing if `pid` dies or `timeout` passes.
@@ -602,7 +622,7 @@ impl Sandbox {
     }
 
     /// Polls `ready` until true, failing if `pid` dies or `timeout` passes.
-    fn wait_until(
+    pub(crate) fn wait_until(
         &self,
         what: &str,
         pid: u32,
@@ -647,7 +667,7 @@ impl Sandbox {
     }
 
     /// Spawns `program args` in its own session with `env`, output to `log_name`; records it.
-    fn spawn_component(
+    pub(crate) fn spawn_component(
         &self,
         role: &str,
         program: &Path,
@@ -711,7 +731,7 @@ impl Sandbox {
     }
 
     /// Adds a process to the manifest and saves it.
-    fn record(
+    pub(crate) fn record(
         &self,
         role: &str,
         pid: u32,
@@ -739,8 +759,14 @@ impl Sandbox {
         m.save()
     }
 
-    /// Drops the record of (and reaps) a child that exited during startup.
-    fn forget(&self, pid: u32) {
+    /// Reaps the children that exited, so their pids are free again.
+    pub(crate) fn reap_children(&self) {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        stop::reap(&mut children);
+    }
+
+    /// Drops the record of (and reaps) a child that exited.
+    pub(crate) fn forget(&self, pid: u32) {
         self.lock_manifest().processes.retain(|p| p.pid != pid);
         let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
         children.retain_mut(|c| {

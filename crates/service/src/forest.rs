@@ -186,15 +186,22 @@ impl Service {
                 format!("the deadline passed while listing roots, before {r} was found"),
             )
             .with_hint("Raise timeoutMs.")),
-            None => Err(Error::new(
-                ErrorCode::TargetClosed,
-                format!(
-                    "{r} ({} {:?}) no longer exists",
-                    info.kind.as_str(),
-                    info.title
-                ),
-            )
-            .with_details(serde_json::json!({ "cause": "closed" }))),
+            None => {
+                let why = backend
+                    .closed_reason(info)
+                    .await
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default();
+                Err(Error::new(
+                    ErrorCode::TargetClosed,
+                    format!(
+                        "{r} ({} {:?}) no longer exists{why}",
+                        info.kind.as_str(),
+                        info.title
+                    ),
+                )
+                .with_details(serde_json::json!({ "cause": "closed" })))
+            }
         }
     }
 }

@@ -333,7 +333,10 @@ pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>
         .is_some_and(|a| a.toolkit == Toolkit::Gtk4);
     if gtk4 {
         // GTK 4 answers window-relative extents even for screen coordinates.
-        let origin = ctx.backend.gtk4_origin(&ctx.target, ctx.deadline).await;
+        let origin = ctx
+            .backend
+            .gtk4_origin(&ctx.att, &ctx.target, ctx.deadline)
+            .await;
         return Ok(origin.map(|(ox, oy)| Bounds::new(x + ox, y + oy, w, h)));
     }
     Ok(Some(Bounds::new(x, y, w, h)))

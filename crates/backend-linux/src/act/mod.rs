@@ -62,6 +62,8 @@ const IN_FLIGHT: usize = 8;
 /// Everything a step needs: the backend, the request, the root's live target and one caller.
 pub(crate) struct Ctx<'a> {
     pub(crate) backend: &'a LinuxBackend,
+    /// The accessibility bus attachment the target was listed on (its events, its bus names).
+    pub(crate) att: std::sync::Arc<crate::link::Attachment>,
     pub(crate) state: &'a State,
     pub(crate) headless: bool,
     pub(crate) input: &'a uidriver_core::InputLock,
@@ -85,13 +87,13 @@ pub(crate) async fn run(
     req: ActRequest<'_>,
     deadline: Deadline,
 ) -> Result<Vec<StepReport>> {
-    let target = backend.target(req.root, deadline).await?;
-    let caller = backend
-        .inner
+    let (att, target) = backend.target(req.root, deadline).await?;
+    let caller = att
         .bus
         .caller(deadline, backend.inner.config.call_timeout, IN_FLIGHT);
     let mut ctx = Ctx {
         backend,
+        att,
         state: req.state,
         headless: req.headless,
         input: req.input,
@@ -309,14 +311,9 @@ impl<'a> Ctx<'a> {
 
     /// Starts watching `bus`'s events for a step (see `verify.rs`).
     pub(crate) async fn watch(&self, bus: &str) -> verify::Watch<'_> {
-        verify::Watch::start(
-            &self.backend.inner.events,
-            bus,
-            Some(&self.opened),
-            Some(&self.known),
-        )
-        .await
-        .ignoring(&self.churn)
+        verify::Watch::start(&self.att.events, bus, Some(&self.opened), Some(&self.known))
+            .await
+            .ignoring(&self.churn)
     }
 
     /// The root's X11 window, when it has one.

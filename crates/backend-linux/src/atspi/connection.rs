@@ -1,5 +1,7 @@
-//! The one persistent connection to the accessibility bus, and [`Caller`], through which every
-//! AT-SPI call of one operation goes (timeouts, concurrency limit, call count).
+//! A connection to the accessibility bus, and [`Caller`], through which every AT-SPI call of one
+//! operation goes (timeouts, concurrency limit, call count). Replacing a connection whose bus
+//! died is `link.rs`'s job; this file only says so: a call on a closed connection is
+//! [`LinuxError::BusLost`], never an app's failure.
 //!
 //! Bus discovery follows at-spi2-core: `AT_SPI_BUS_ADDRESS` first, else `org.a11y.Bus.GetAddress`
 //! on the session bus, asked only once the launcher owns `org.a11y.Bus` (calling an unowned name
@@ -20,7 +22,7 @@ use zbus::zvariant::{DynamicType, Type};
 use crate::error::{classify, LinuxError};
 
 /// How long `connect` waits for `org.a11y.Bus` to get an owner.
-const LAUNCHER_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const LAUNCHER_WAIT: Duration = Duration::from_secs(5);
 
 /// The accessibility bus connection.
 #[derive(Clone, Debug)]
@@ -31,14 +33,23 @@ pub(crate) struct A11yBus {
 
 impl A11yBus {
     /// Connects to `address`, or discovers the bus through the session bus at `session` (or the
-    /// default session bus when `None`).
+    /// default session bus when `None`), waiting up to [`LAUNCHER_WAIT`] for the launcher.
     pub(crate) async fn connect(
         address: Option<&str>,
         session: Option<&str>,
     ) -> Result<A11yBus, LinuxError> {
+        Self::connect_within(address, session, LAUNCHER_WAIT).await
+    }
+
+    /// [`A11yBus::connect`], waiting at most `wait` for `org.a11y.Bus` to get an owner.
+    pub(crate) async fn connect_within(
+        address: Option<&str>,
+        session: Option<&str>,
+        wait: Duration,
+    ) -> Result<A11yBus, LinuxError> {
         let address = match address.filter(|a| !a.is_empty()) {
             Some(a) => a.to_string(),
-            None => discover(session).await?,
+            None => discover(session, wait).await?,
         };
         // A deep queue: event bursts (a page load emits thousands of signals) must not stall
         // method replies, which share the connection's reader.
@@ -47,7 +58,8 @@ impl A11yBus {
             .max_queued(4096)
             .build()
             .await
-            .map_err(|e| LinuxError::NoAccessibilityBus(format!("{address}: {e}")))?;
+            // zbus names the address ("Failed to connect to address `…`: Connection refused").
+            .map_err(|e| LinuxError::NoAccessibilityBus(e.to_string()))?;
         debug!(%address, "connected to the accessibility bus");
         Ok(A11yBus { conn, address })
     }
@@ -62,6 +74,28 @@ impl A11yBus {
         &self.address
     }
 
+    /// Whether the connection is closed for good (the bus daemon exited or the socket broke):
+    /// zbus never reopens a connection, so every later call on it fails.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.conn.is_closed()
+    }
+
+    /// The error for a failure `e` on this connection: [`LinuxError::BusLost`] once the
+    /// connection is closed or its socket failed, else what `classify` makes of it. (zbus fails
+    /// the waiting calls with the socket's I/O error a moment before it marks the connection
+    /// closed, so the error itself counts too.)
+    pub(crate) fn explain(&self, e: zbus::Error, what: impl FnOnce() -> String) -> LinuxError {
+        if self.is_closed() || matches!(e, zbus::Error::InputOutput(_)) {
+            return self.lost(&e.to_string());
+        }
+        classify(e, what)
+    }
+
+    /// [`LinuxError::BusLost`] naming this bus and `reason`.
+    pub(crate) fn lost(&self, reason: &str) -> LinuxError {
+        LinuxError::BusLost(format!("{} ({reason})", self.address))
+    }
+
     /// A caller for one operation.
     pub(crate) fn caller(
         &self,
@@ -70,7 +104,7 @@ impl A11yBus {
         in_flight: usize,
     ) -> Caller {
         Caller {
-            conn: self.conn.clone(),
+            bus: self.clone(),
             calls: AtomicU32::new(0),
             limit: Semaphore::new(in_flight.max(1)),
             deadline,
@@ -89,18 +123,41 @@ impl A11yBus {
             "GetConnectionUnixProcessID",
             &body,
         );
-        let msg = tokio::time::timeout(timeout, call)
-            .await
-            .map_err(|_| LinuxError::Unresponsive {
-                what: "the accessibility bus daemon".into(),
-                timeout,
-            })?
-            .map_err(|e| classify(e, || format!("pid of {bus}")))?;
+        let msg = match tokio::time::timeout(timeout, call).await {
+            Ok(r) => r.map_err(|e| self.explain(e, || format!("pid of {bus}")))?,
+            Err(_) if self.is_closed() => return Err(self.lost("no reply")),
+            Err(_) => {
+                return Err(LinuxError::Unresponsive {
+                    what: "the accessibility bus daemon".into(),
+                    timeout,
+                })
+            }
+        };
         Ok(msg.body().deserialize::<u32>()?)
     }
 }
 
-async fn discover(session: Option<&str>) -> Result<String, LinuxError> {
+/// `address` without its `guid=` keys. A guid pins one server instance: a client refuses a bus
+/// at the same place that was started again. Where a restarted bus is expected, the place is
+/// what counts. `unix:path=/r/bus_9,guid=ab12` → `unix:path=/r/bus_9`.
+pub(crate) fn without_guid(address: &str) -> String {
+    address
+        .split(';')
+        .map(|one| match one.split_once(':') {
+            Some((transport, keys)) => {
+                let kept: Vec<&str> = keys
+                    .split(',')
+                    .filter(|k| !k.starts_with("guid="))
+                    .collect();
+                format!("{transport}:{}", kept.join(","))
+            }
+            None => one.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+async fn discover(session: Option<&str>, wait: Duration) -> Result<String, LinuxError> {
     let unavailable = |e: zbus::Error| LinuxError::NoAccessibilityBus(format!("session bus: {e}"));
     let conn = match session.filter(|s| !s.is_empty()) {
         Some(a) => zbus::connection::Builder::address(a)
@@ -125,7 +182,7 @@ async fn discover(session: Option<&str>) -> Result<String, LinuxError> {
         if reply.body().deserialize::<bool>().map_err(unavailable)? {
             break;
         }
-        if waited.elapsed() > LAUNCHER_WAIT {
+        if waited.elapsed() >= wait {
             return Err(LinuxError::NoAccessibilityBus(
                 "org.a11y.Bus has no owner (is at-spi-bus-launcher running?)".into(),
             ));
@@ -149,7 +206,7 @@ async fn discover(session: Option<&str>) -> Result<String, LinuxError> {
 /// per-call timeout and the operation's deadline, caps the calls in flight (64 by default: more
 /// only queues inside the app's single-threaded main loop), and counts calls for `Timings`.
 pub(crate) struct Caller {
-    conn: zbus::Connection,
+    bus: A11yBus,
     calls: AtomicU32,
     limit: Semaphore,
     deadline: Deadline,
@@ -227,13 +284,15 @@ impl Caller {
         self.calls.fetch_add(1, Ordering::Relaxed);
         trace!(dest, path, iface, method, "call");
         let call = self
+            .bus
             .conn
             .call_method(Some(dest), path, Some(iface), method, body);
         let reply = with_timeout(timeout, call).await;
         drop(permit);
         match reply {
             Some(Ok(msg)) => Ok(msg),
-            Some(Err(e)) => Err(classify(e, what)),
+            Some(Err(e)) => Err(self.bus.explain(e, what)),
+            None if self.bus.is_closed() => Err(self.bus.lost("no reply")),
             None if self.deadline.expired() => Err(LinuxError::Deadline(what())),
             None => Err(LinuxError::Unresponsive {
                 what: what(),
@@ -245,4 +304,14 @@ impl Caller {
 
 async fn with_timeout<F: Future>(d: Duration, f: F) -> Option<F::Output> {
     tokio::time::timeout(d, f).await.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_renewal_looks_for_the_bus_by_place_not_by_guid() {
+        let a = "unix:path=/r/at-spi/bus_9,guid=ab12";
+        assert_eq!(super::without_guid(a), "unix:path=/r/at-spi/bus_9");
+        assert_eq!(super::without_guid("unix:path=/s"), "unix:path=/s");
+    }
 }

@@ -155,6 +155,11 @@ impl Events {
         })
     }
 
+    /// Whether the reader stopped: its bus connection closed, so no event will come again.
+    pub(crate) fn ended(&self) -> bool {
+        self.reader.is_finished()
+    }
+
     /// A new receiver of every later event.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.tx.subscribe()

@@ -3,7 +3,8 @@
 //! x11rb's `RustConnection` blocks on replies, so it never runs on a runtime worker. The thread
 //! connects lazily and reconnects after a failure (an X server restarted under a long-running
 //! daemon), and a job that does not answer before the caller's deadline is abandoned by the
-//! caller, not by the thread.
+//! caller, not by the thread. While the server is away every job answers
+//! [`LinuxError::NoDisplay`] naming the display, the job that found the connection broken too.
 
 use std::sync::mpsc;
 use std::thread;
@@ -54,8 +55,12 @@ pub(crate) struct XConn {
 
 impl XConn {
     fn open(display: Option<&str>) -> Result<XConn, LinuxError> {
-        let (conn, screen) =
-            RustConnection::connect(display).map_err(|e| LinuxError::NoDisplay(e.to_string()))?;
+        let (conn, screen) = RustConnection::connect(display).map_err(|e| {
+            LinuxError::NoDisplay(format!(
+                "cannot connect to the X server {} ({e})",
+                display.unwrap_or("$DISPLAY")
+            ))
+        })?;
         let atoms = Atoms::new(&conn)
             .map_err(|e| LinuxError::X11(e.to_string()))?
             .reply()
@@ -80,17 +85,20 @@ type Job = Box<dyn FnOnce(Result<&XConn, LinuxError>) -> bool + Send>;
 #[derive(Clone, Debug)]
 pub(crate) struct X11 {
     tx: mpsc::Sender<Job>,
+    /// The display, for errors (`$DISPLAY` when none was given).
+    display: std::sync::Arc<str>,
 }
 
 impl X11 {
     /// Starts the thread for `display` (`None`: `$DISPLAY`). Connecting happens on first use.
     pub(crate) fn start(display: Option<String>) -> Result<X11, LinuxError> {
         let (tx, rx) = mpsc::channel::<Job>();
+        let name = std::sync::Arc::from(display.as_deref().unwrap_or("$DISPLAY"));
         thread::Builder::new()
             .name("uidriver-x11".into())
             .spawn(move || serve(display, rx))
             .map_err(|e| LinuxError::X11(format!("cannot start the X11 thread: {e}")))?;
-        Ok(X11 { tx })
+        Ok(X11 { tx, display: name })
     }
 
     /// Runs `f` on the X11 thread, waiting at most until `deadline`.
@@ -100,12 +108,16 @@ impl X11 {
         F: FnOnce(&XConn) -> Result<R, LinuxError> + Send + 'static,
     {
         let (done, answer) = oneshot::channel();
+        let display = self.display.clone();
         let job: Job = Box::new(move |conn| {
             let (result, broken) = match conn {
                 Ok(c) => {
                     let r = f(c);
-                    let broken = matches!(&r, Err(LinuxError::X11(_))) && c.conn.flush().is_err();
-                    (r, broken)
+                    let broken = matches!(&r, Err(LinuxError::X11(_))) && is_broken(c);
+                    match r {
+                        Err(LinuxError::X11(e)) if broken => (Err(gone(&display, &e)), true),
+                        r => (r, broken),
+                    }
                 }
                 Err(e) => (Err(e), false),
             };
@@ -146,6 +158,22 @@ fn serve(dpy: Option<String>, rx: mpsc::Receiver<Job>) {
             }
         }
     }
+}
+
+/// Whether the connection is dead, asked after a job failed: one round trip. A protocol error
+/// (a window destroyed under the job) leaves it working; a server that went away fails every
+/// request from then on. (`flush` alone is not proof: with nothing buffered it succeeds on a
+/// dead socket.)
+pub(crate) fn is_broken(c: &XConn) -> bool {
+    x11rb::protocol::xproto::get_input_focus(&c.conn)
+        .map_err(|_| ())
+        .and_then(|k| k.reply().map(|_| ()).map_err(|_| ()))
+        .is_err()
+}
+
+/// The error of a job that found the connection broken: the server went away under it.
+fn gone(display: &str, e: &str) -> LinuxError {
+    LinuxError::NoDisplay(format!("the X server {display} went away ({e})"))
 }
 
 /// Maps an x11rb error into ours.
