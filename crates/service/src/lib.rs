@@ -48,6 +48,7 @@ pub use call::{CallContext, Progress, ProgressSink, PERIOD as PROGRESS_PERIOD};
 pub use ids_file::default_path as default_id_file;
 pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
+pub use secrets::{redact_secrets, REDACTED};
 pub use tools::{tools_markdown, Hints, ToolDef, TOOLS};
 
 /// Settings of a service.

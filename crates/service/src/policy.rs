@@ -22,6 +22,8 @@
 //! [secrets]
 //! values = ["hunter2"]
 //! env = ["API_TOKEN"]   # the value of $API_TOKEN where the policy is loaded
+//! [trace]
+//! record = false     # `uidriver mcp` under this policy records no trace of its sessions
 //! ```
 
 use std::fmt::Write as _;
@@ -58,6 +60,16 @@ struct Rules {
     input: Input,
     #[serde(default)]
     secrets: Secrets,
+    #[serde(default)]
+    trace: Trace,
+}
+
+/// `[trace]`: whether MCP sessions under this policy are recorded (`transports/src/trace/`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Trace {
+    #[serde(default)]
+    record: Option<bool>,
 }
 
 /// `allow` (when given, only these) and `deny` (never these; deny wins over allow).
@@ -304,6 +316,12 @@ impl Policy {
         !self.rules.apps.deny.is_empty() || self.rules.apps.allow.is_some()
     }
 
+    /// Whether sessions under this policy may be recorded as traces (`[trace] record`,
+    /// default true).
+    pub fn records_traces(&self) -> bool {
+        self.rules.trace.record != Some(false)
+    }
+
     /// The secret values no result may show.
     pub fn secrets(&self) -> &[String] {
         &self.secrets
@@ -353,6 +371,12 @@ impl Policy {
                 format!(" (from ${})", r.secrets.env.join(", $"))
             }
         );
+        let trace = if self.records_traces() {
+            "recorded (secrets and password fields redacted)"
+        } else {
+            "not recorded"
+        };
+        let _ = writeln!(s, "MCP session traces: {trace}");
         for w in self.warnings() {
             let _ = writeln!(s, "warning: {w}");
         }
@@ -624,6 +648,16 @@ mod tests {
             .unwrap_err()
             .message
             .contains("[browser] evaluate = false"));
+    }
+
+    #[test]
+    fn trace_recording_is_on_unless_the_policy_turns_it_off() {
+        let on = Policy::parse("", "p.toml", |_| None).unwrap();
+        assert!(on.records_traces());
+        let off = Policy::parse("[trace]\nrecord = false\n", "p.toml", |_| None).unwrap();
+        assert!(!off.records_traces());
+        assert!(off.summary().contains("MCP session traces: not recorded"));
+        assert!(parse_err("[trace]\nscreenshots = true\n").contains("screenshots"));
     }
 
     #[test]

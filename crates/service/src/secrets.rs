@@ -13,8 +13,8 @@ use uidriver_core::{Evidence, Node, Role, Snapshot, StateFlag};
 
 use crate::ToolResult;
 
-/// What a filled secret shows.
-pub(crate) const REDACTED: &str = "••••";
+/// What a filled secret shows (also what a trace keeps of a secret).
+pub const REDACTED: &str = "••••";
 
 /// Whether `node` holds a secret.
 pub(crate) fn is_secret(node: &Node) -> bool {
@@ -37,6 +37,18 @@ pub(crate) fn redact(snapshot: &mut Snapshot) {
 /// its structured content by [`REDACTED`]. Longer secrets go first, so one that contains
 /// another is hidden whole.
 pub(crate) fn redact_values(result: &mut ToolResult, secrets: &[String]) {
+    let mut text = Value::String(std::mem::take(&mut result.text));
+    redact_secrets(&mut text, secrets);
+    if let Value::String(t) = text {
+        result.text = t;
+    }
+    redact_secrets(&mut result.structured, secrets);
+}
+
+/// Replaces every occurrence of each of `secrets` in every string of `value` (keys stay) by
+/// [`REDACTED`], longer secrets first. The one redaction of literal secrets: results here, and
+/// what a trace keeps of a call's arguments (`transports/src/trace/`).
+pub fn redact_secrets(value: &mut Value, secrets: &[String]) {
     if secrets.is_empty() {
         return;
     }
@@ -49,8 +61,7 @@ pub(crate) fn redact_values(result: &mut ToolResult, secrets: &[String]) {
             }
         }
     };
-    hide(&mut result.text);
-    redact_json(&mut result.structured, &hide);
+    redact_json(value, &hide);
 }
 
 fn redact_json(v: &mut Value, hide: &impl Fn(&mut String)) {

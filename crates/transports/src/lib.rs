@@ -12,6 +12,7 @@
 //!   id of a refused frame so it can be answered.
 //! - `protocol`: the JSON-lines messages on the socket.
 //! - `socket`: where the socket lives.
+//! - `trace`: each MCP session's trace (records, storage, pruning), read back by `uidriver trace`.
 //! - `fuzzing`: the byte-level entry of the `daemon_frames` fuzz target (hidden; `docs/FUZZING.md`).
 
 mod caller;
@@ -24,6 +25,7 @@ mod mcp;
 mod mcp_http;
 mod protocol;
 mod socket;
+pub mod trace;
 
 pub use caller::ToolCaller;
 pub use client::{ClientError, DaemonClient, SpawnOptions};

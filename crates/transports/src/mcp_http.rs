@@ -40,6 +40,8 @@ pub struct HttpOptions {
     pub token: String,
     /// Origins (`scheme://host[:port]`) allowed besides loopback ones, e.g. a local web app's.
     pub allowed_origins: Vec<String>,
+    /// How each session is traced (`None`: not at all).
+    pub trace: Option<Arc<crate::trace::TraceOptions>>,
 }
 
 /// Checks the options before anything listens: loopback only, a long enough token.
@@ -132,8 +134,14 @@ pub async fn serve_mcp_http(
     config.allowed_hosts = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     config.max_request_body_bytes = MAX_REQUEST_BYTES;
     let cancel = config.cancellation_token.clone();
+    let trace = opts.trace.clone();
     let service = StreamableHttpService::new(
-        move || Ok(Handler::new(caller.clone())),
+        move || {
+            Ok(Handler::new(
+                caller.clone(),
+                trace.clone().map(|t| (t, "http")),
+            ))
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -264,6 +272,7 @@ mod tests {
             addr: addr.parse().unwrap(),
             token: token.into(),
             allowed_origins: vec![],
+            trace: None,
         }
     }
 

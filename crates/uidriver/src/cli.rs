@@ -43,6 +43,48 @@ pub enum Command {
     Tasks(TasksArgs),
     /// Policy files: `uidriver policy check FILE` validates one and prints what it allows.
     Policy(PolicyArgs),
+    /// Traces of MCP sessions: list them, view one as HTML, replay one's acts.
+    Trace(TraceArgs),
+}
+
+/// `uidriver trace`.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: TraceAction,
+}
+
+/// What `uidriver trace` does.
+#[derive(Debug, Subcommand)]
+pub enum TraceAction {
+    /// List recorded traces (in $XDG_STATE_HOME/uidriver/traces), oldest first: id, start
+    /// time, client, calls.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write one trace as a self-contained HTML file: a timeline, each call with its outcome,
+    /// diff and screenshots inline.
+    View {
+        /// The trace id (from `uidriver trace list`).
+        id: String,
+        /// The HTML file to write.
+        #[arg(short, long, value_name = "FILE.html")]
+        output: PathBuf,
+    },
+    /// Run a trace's act_ui calls again on the current desktop, finding each element by role,
+    /// name and path (not by ref), and report the first divergence (exit 1 when there is one).
+    Replay {
+        /// The trace id.
+        id: String,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        service: ServiceFlags,
+    },
 }
 
 /// `uidriver policy`.
@@ -98,6 +140,18 @@ pub struct McpArgs {
     /// other Origin gets 403 (a web page must not reach the desktop).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
+    /// Record no trace of this server's sessions (a policy's `[trace] record = false` does
+    /// the same). Traces go to $XDG_STATE_HOME/uidriver/traces; see `uidriver trace`.
+    #[arg(long)]
+    pub no_trace: bool,
+    /// Keep screenshots before and after every act in the trace (otherwise only once the
+    /// session has read pixels).
+    #[arg(long, conflicts_with = "no_trace")]
+    pub trace_screenshots: bool,
+    /// Print the configuration snippet of an MCP host (claude-desktop, claude-code, vscode,
+    /// cursor, codex, stdio, http; `list` names them) and exit; docs/CLIENTS.md shows the same.
+    #[arg(long, value_name = "HOST")]
+    pub print_config: Option<String>,
     #[command(flatten)]
     pub service: ServiceFlags,
 }

@@ -5,6 +5,7 @@
 
 mod backends;
 mod cli;
+mod clients;
 mod commands;
 mod tasks;
 

@@ -5,8 +5,9 @@
 //! token (tests/mcp/http_transport.py), inside an isolated desktop for the whole-desktop tools'
 //! results (tests/mcp/desktop_schemas.py), and one session through oversized requests and
 //! SIGKILLed daemons (tests/mcp/reliability.py, issue 14), without a desktop and in a sandbox
-//! with mousepad, under a policy file (tests/mcp/policy.py, issue 15), and with progress and
-//! cancellation (tests/mcp/progress.py, issue 15). The daemon each starts is isolated in a temp dir and stopped by the script.
+//! with mousepad, under a policy file (tests/mcp/policy.py, issue 15), with progress and
+//! cancellation (tests/mcp/progress.py, issue 15), and with session traces listed, viewed,
+//! replayed and redacted (tests/mcp/traces.py, issue 15). The daemon each starts is isolated in a temp dir and stopped by the script.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -103,6 +104,23 @@ fn progress_and_cancellation_with_the_python_sdk() {
         .map(|s| s.to_string())
         .collect();
     run_script_in(prefix, "progress.py", &[], &[]);
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+}
+
+/// Issue 15 item 4: two recorded sessions (one typing into mousepad with screenshots, one
+/// typing a policy secret) are listed, the first viewed as HTML and rendered by headless
+/// Chromium (not blank), replayed on mousepad by role/name/path without divergence (its text
+/// then holds the typed text twice), the second's replay stops at its redacted act, and no
+/// trace file holds the secret (tests/mcp/traces.py).
+#[test]
+fn traces_are_listed_viewed_in_chromium_replayed_and_hold_no_secret() {
+    let name = format!("mcp-traces-{}", std::process::id());
+    let exe = env!("CARGO_BIN_EXE_uidriver");
+    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    run_script_in(prefix, "traces.py", &[], &[]);
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 

@@ -6,6 +6,8 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use uidriver_service::Policy;
+use uidriver_transports::trace::{self, TraceOptions};
 use uidriver_transports::{
     bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller, MCP_PATH,
 };
@@ -19,10 +21,14 @@ use crate::cli::McpArgs;
 const TOKEN_ENV: &str = "UIDRIVER_MCP_TOKEN";
 
 pub async fn run(a: McpArgs) -> u8 {
+    if let Some(host) = &a.print_config {
+        return crate::clients::print(host);
+    }
     let policy = match super::policy::load("mcp", &a.service) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let trace = trace_options(&a, policy.as_deref());
     let caller: Arc<dyn ToolCaller> = if a.standalone {
         Arc::new(build_service(&a.service, policy).await)
     } else {
@@ -35,8 +41,8 @@ pub async fn run(a: McpArgs) -> u8 {
         }
     };
     let served = match a.http {
-        None => serve_mcp_stdio(caller).await,
-        Some(addr) => return serve_http(caller, addr, a.allow_origin).await,
+        None => serve_mcp_stdio(caller, trace).await,
+        Some(addr) => return serve_http(caller, addr, a.allow_origin, trace).await,
     };
     match served {
         Ok(()) => exit::OK,
@@ -47,10 +53,25 @@ pub async fn run(a: McpArgs) -> u8 {
     }
 }
 
+/// How this server's sessions are traced: not at all under `--no-trace` or a policy saying
+/// `[trace] record = false`; the policy's secrets are redacted from what is recorded.
+fn trace_options(a: &McpArgs, policy: Option<&Policy>) -> Option<Arc<TraceOptions>> {
+    if a.no_trace || policy.is_some_and(|p| !p.records_traces()) {
+        return None;
+    }
+    Some(Arc::new(TraceOptions {
+        dir: trace::default_dir(),
+        limits: trace::Limits::default(),
+        screenshots: a.trace_screenshots,
+        secrets: policy.map(|p| p.secrets().to_vec()).unwrap_or_default(),
+    }))
+}
+
 async fn serve_http(
     caller: Arc<dyn ToolCaller>,
     addr: std::net::SocketAddr,
     allowed_origins: Vec<String>,
+    trace: Option<Arc<TraceOptions>>,
 ) -> u8 {
     let (token, from) = match std::env::var(TOKEN_ENV) {
         Ok(t) if !t.is_empty() => (t, format!("${TOKEN_ENV}")),
@@ -66,6 +87,7 @@ async fn serve_http(
         addr,
         token,
         allowed_origins,
+        trace,
     };
     let listener = match bind_mcp_http(&opts).await {
         Ok(l) => l,

@@ -8,6 +8,7 @@ mod mcp;
 mod policy;
 mod sandbox;
 mod tools;
+mod trace;
 
 use std::process::ExitCode;
 
@@ -43,6 +44,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Demo(a) => demo::run(a).await,
         Command::Tasks(a) => crate::tasks::run(a).await,
         Command::Policy(a) => policy::run(a),
+        Command::Trace(a) => trace::run(a).await,
     };
     ExitCode::from(code)
 }
