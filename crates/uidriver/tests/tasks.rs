@@ -17,6 +17,7 @@ const NEEDS: &[&str] = &[
     "thunar",
     "chromium",
     "soffice",
+    "featherpad",
 ];
 
 /// Runs `uidriver tasks run ARGS --json` and returns its report and the agent-log directory
