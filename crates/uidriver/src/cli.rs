@@ -240,6 +240,15 @@ pub struct TasksArgs {
     /// The suite directory (default: ./tasks, else the source tree's).
     #[arg(long, global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Read OSWorld's task files from DIR (the OSWorld tree or its
+    /// evaluation_examples/examples) instead of the suite; tasks whose setup steps or checkers
+    /// have no counterpart are listed as skipped, with the reason.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub osworld: Option<PathBuf>,
+    /// Where OSWorld's downloads come from: a directory of files named by the URL's last path
+    /// segment or by the SHA-256 (hex) of the whole URL.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub osworld_cache: Option<PathBuf>,
 }
 
 /// What `uidriver tasks` does.

@@ -17,6 +17,7 @@ const NEEDS: &[&str] = &[
     "thunar",
     "chromium",
     "soffice",
+    "featherpad",
 ];
 
 /// Runs `uidriver tasks run ARGS --json` and returns its report and the agent-log directory
@@ -130,5 +131,73 @@ fn an_agent_that_does_nothing_passes_only_infeasible_tasks() {
         // `true` reports no statistics: the runner does not make them up.
         assert!(t["toolCalls"].is_null());
     }
+    let _ = std::fs::remove_dir_all(logs);
+}
+
+/// OSWorld's own format (`--osworld`): the fixture tree in tests/osworld holds three tasks
+/// written in it: one runnable (download from the cache, execute, open, sleep; postconfig;
+/// compare_text_file against a cached expected file and check_include_exclude on a command),
+/// one with a checker that has no counterpart, one with a setup step that has none. The
+/// runnable one passes with a tiny agent that works from the instruction and fails with an
+/// agent that does nothing; the other two are reported skipped with their reasons.
+#[test]
+fn osworld_files_run_where_supported_and_the_rest_are_skipped_with_reasons() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/osworld");
+    let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/osworld/cache");
+    let agent = concat!(
+        "exec ${UIDRIVER_PYTHON:-python3} ",
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/osworld/agent.py"
+    );
+    let ow = ["--osworld", fixtures, "--osworld-cache", cache];
+    let skipped_reasons = |report: &Value| -> Vec<String> {
+        let mut r: Vec<String> = report["skipped"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                format!(
+                    "{}: {}",
+                    s["domain"].as_str().unwrap_or(""),
+                    s["reason"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        r.sort();
+        r
+    };
+
+    let (report, logs) = run_tasks(
+        &[&ow[..], &["--agent", agent]].concat(),
+        Duration::from_secs(180),
+    );
+    let tasks = report["tasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 1, "{}", summary(&report));
+    assert_eq!(tasks[0]["domain"], "os");
+    assert!(
+        tasks[0]["passed"] == true,
+        "the tiny agent solves it:\n{}",
+        summary(&report)
+    );
+    assert_eq!(
+        skipped_reasons(&report),
+        vec![
+            "chrome: unsupported setup type chrome_open_tabs (step 2)".to_string(),
+            "vs_code: unsupported checker is_extension_installed".to_string(),
+        ]
+    );
+    let _ = std::fs::remove_dir_all(logs);
+
+    let (report, logs) = run_tasks(
+        &[&ow[..], &["--agent", "true"]].concat(),
+        Duration::from_secs(120),
+    );
+    let tasks = report["tasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 1, "{}", summary(&report));
+    assert!(
+        tasks[0]["passed"] == false,
+        "doing nothing fails it:\n{}",
+        summary(&report)
+    );
     let _ = std::fs::remove_dir_all(logs);
 }

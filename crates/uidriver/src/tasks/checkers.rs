@@ -26,6 +26,16 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             }
             Ok(ok.join("; "))
         }
+        Checker::Any { checks } => {
+            let mut failed = Vec::new();
+            for c in checks {
+                match evaluate(p, c) {
+                    Ok(why) => return Ok(why),
+                    Err(why) => failed.push(why),
+                }
+            }
+            Err(format!("none holds: {}", failed.join("; ")))
+        }
         Checker::Not { check } => match evaluate(p, check) {
             Ok(why) => Err(format!("it should not hold, but {why}")),
             Err(why) => Ok(format!("as required, {why}")),
@@ -34,19 +44,9 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             path,
             expected,
             trim,
-        } => {
-            let text = read(p, path)?;
-            let (a, b) = if *trim {
-                (text.trim(), expected.trim())
-            } else {
-                (text.as_str(), expected.as_str())
-            };
-            if a == b {
-                Ok(format!("{path} has the expected text"))
-            } else {
-                Err(format!("{path} is {:?}, expected {:?}", short(a), short(b)))
-            }
-        }
+            ignore_blanks,
+            ignore_case,
+        } => file_equals(p, path, expected, *trim, *ignore_blanks, *ignore_case),
         Checker::FileContains {
             path,
             contains,
@@ -90,8 +90,16 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             command,
             expected,
             contains,
+            absent,
             pattern,
-        } => command_output(p, command, expected, contains, pattern),
+        } => command_output(
+            p,
+            command,
+            expected.as_deref(),
+            contains,
+            absent,
+            pattern.as_deref(),
+        ),
         Checker::ServerRequest {
             method,
             path,
@@ -105,6 +113,12 @@ pub fn evaluate(p: &Prepared, checker: &Checker) -> Verdict {
             paragraphs,
             absent,
         } => doc_paragraphs(p, path, paragraphs, absent),
+        Checker::SheetMatches {
+            path,
+            expected,
+            sheet,
+            expected_sheet,
+        } => sheet_matches(p, path, expected, sheet, expected_sheet),
         Checker::SlideTitles {
             path,
             titles,
@@ -184,41 +198,73 @@ fn ini_value(text: &str, section: Option<&str>, key: &str) -> Option<String> {
     None
 }
 
+fn file_equals(
+    p: &Prepared,
+    path: &str,
+    expected: &str,
+    trim: bool,
+    ignore_blanks: bool,
+    ignore_case: bool,
+) -> Verdict {
+    let text = read(p, path)?;
+    let norm = |s: &str| {
+        let s = if ignore_blanks {
+            s.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else if trim {
+            s.trim().to_string()
+        } else {
+            s.to_string()
+        };
+        if ignore_case {
+            s.to_lowercase()
+        } else {
+            s
+        }
+    };
+    let (a, b) = (norm(&text), norm(expected));
+    if a == b {
+        Ok(format!("{path} has the expected text"))
+    } else {
+        Err(format!(
+            "{path} is {:?}, expected {:?}",
+            short(&a),
+            short(&b)
+        ))
+    }
+}
+
 fn command_output(
     p: &Prepared,
     command: &str,
-    expected: &Option<String>,
-    contains: &Option<String>,
-    pattern: &Option<String>,
+    expected: Option<&str>,
+    contains: &[String],
+    absent: &[String],
+    pattern: Option<&str>,
 ) -> Verdict {
-    let out = run_with_deadline(p.shell(&p.expand(command)), None, CHECK_TIMEOUT)?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if let Some(e) = expected {
-        if text != p.expand(e) {
-            return Err(format!(
-                "`{command}` printed {:?}, expected {e:?}",
-                short(&text)
-            ));
-        }
+    let out = command_text(p, command)?;
+    if let Some(e) = expected.filter(|e| out != p.expand(e)) {
+        return Err(format!(
+            "`{command}` printed {:?}, expected {e:?}",
+            short(&out)
+        ));
     }
-    if let Some(c) = contains {
-        if !text.contains(c.as_str()) {
-            return Err(format!(
-                "`{command}` printed {:?}, without {c:?}",
-                short(&text)
-            ));
-        }
-    }
+    contains_all(&out, contains, absent).map_err(|e| format!("`{command}`: {e}"))?;
     if let Some(pat) = pattern {
         let re = regex::Regex::new(pat).map_err(|e| format!("bad pattern: {e}"))?;
-        if !re.is_match(&text) {
+        if !re.is_match(&out) {
             return Err(format!(
                 "`{command}` printed {:?}, not matching /{pat}/",
-                short(&text)
+                short(&out)
             ));
         }
     }
-    Ok(format!("`{command}` printed {:?}", short(&text)))
+    Ok(format!("`{command}` printed {:?}", short(&out)))
+}
+
+/// What a shell line run in the sandbox prints on stdout, trimmed.
+fn command_text(p: &Prepared, command: &str) -> Result<String, String> {
+    let out = run_with_deadline(p.shell(&p.expand(command)), None, CHECK_TIMEOUT)?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 fn server_request(
@@ -278,13 +324,17 @@ fn server_request(
 
 /// Reads a document with `tasks/lib/read_doc.py` (openpyxl, python-docx, python-pptx, odfpy).
 fn read_doc(p: &Prepared, path: &str) -> Result<Value, String> {
-    let file = p.path(path);
+    read_doc_file(p, &p.path(path), path)
+}
+
+/// Reads the document `file` (named `path` in messages) with `read_doc.py`.
+fn read_doc_file(p: &Prepared, file: &std::path::Path, path: &str) -> Result<Value, String> {
     if !file.is_file() {
         return Err(format!("{path} does not exist"));
     }
     let python = std::env::var("UIDRIVER_PYTHON").unwrap_or_else(|_| "python3".into());
     let mut cmd = std::process::Command::new(python);
-    cmd.arg(p.tasks_dir.join("lib/read_doc.py")).arg(&file);
+    cmd.arg(p.tasks_dir.join("lib/read_doc.py")).arg(file);
     let out = run_with_deadline(cmd, None, CHECK_TIMEOUT)?;
     if !out.status.success() {
         return Err(format!(
@@ -413,6 +463,55 @@ fn check_runs(want: &Value, para: &Value) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The sheet `which` (a name, or an index from 0) of a document read by `read_doc`.
+fn sheet_of<'a>(doc: &'a Value, which: &Value, path: &str) -> Result<&'a Value, String> {
+    let sheets = doc["sheets"]
+        .as_array()
+        .ok_or(format!("{path} has no sheets"))?;
+    let found = match which {
+        Value::String(name) => sheets.iter().find(|s| s["name"] == name.as_str()),
+        v => v.as_u64().and_then(|i| sheets.get(i as usize)),
+    };
+    found.ok_or(format!("{path} has no sheet {which}"))
+}
+
+fn sheet_matches(
+    p: &Prepared,
+    path: &str,
+    expected: &str,
+    sheet: &Value,
+    expected_sheet: &Value,
+) -> Verdict {
+    let want_file = p.tasks_dir.join("files").join(expected);
+    let got_doc = read_doc(p, path)?;
+    let want_doc = read_doc_file(p, &want_file, expected)?;
+    let got = &sheet_of(&got_doc, sheet, path)?["cells"];
+    let want = &sheet_of(&want_doc, expected_sheet, expected)?["cells"];
+    let empty = serde_json::Map::new();
+    let (got, want) = (
+        got.as_object().unwrap_or(&empty),
+        want.as_object().unwrap_or(&empty),
+    );
+    let mut addrs: Vec<&String> = got.keys().chain(want.keys()).collect();
+    addrs.sort();
+    addrs.dedup();
+    for a in &addrs {
+        let (g, w) = (
+            &got.get(*a).unwrap_or(&Value::Null)["value"],
+            &want.get(*a).unwrap_or(&Value::Null)["value"],
+        );
+        if !same_value(g, w) {
+            return Err(format!(
+                "{path} {a} is {g}, expected {w} (as in {expected})"
+            ));
+        }
+    }
+    Ok(format!(
+        "{} cells of {path} equal {expected}'s",
+        addrs.len()
+    ))
 }
 
 fn slide_titles(p: &Prepared, path: &str, titles: &[String], exact: bool) -> Verdict {

@@ -2,11 +2,13 @@
 //! in its own sandbox by an agent (the scripted solutions by default) and judged by the state
 //! it leaves behind. docs/TASKS.md describes the format.
 //!
-//! Layout: `task.rs` (the file format), `setup.rs` (preparing a sandbox, running commands in
-//! it), `server.rs` (the local web server), `checkers.rs` (evaluators), `runner.rs` (one task
-//! end to end, parallel jobs), `report.rs` (text and JSON).
+//! Layout: `task.rs` (the file format), `osworld/` (OSWorld's task files read as tasks),
+//! `setup.rs` (preparing a sandbox, running commands in it), `server.rs` (the local web
+//! server), `checkers.rs` (evaluators), `runner.rs` (one task end to end, parallel jobs),
+//! `report.rs` (text and JSON).
 
 mod checkers;
+mod osworld;
 mod report;
 mod runner;
 mod server;
@@ -17,6 +19,7 @@ use std::time::Instant;
 
 use crate::cli::{TasksAction, TasksArgs};
 use crate::commands::{exit, say};
+use osworld::Skipped;
 
 pub async fn run(a: TasksArgs) -> u8 {
     tokio::task::spawn_blocking(move || run_blocking(a))
@@ -24,23 +27,40 @@ pub async fn run(a: TasksArgs) -> u8 {
         .unwrap_or(exit::UNAVAILABLE)
 }
 
+/// The suite's tasks, or OSWorld's with those that cannot run (`--osworld`).
+fn load(a: &TasksArgs, dir: &std::path::Path) -> Result<(Vec<task::Task>, Vec<Skipped>), String> {
+    match &a.osworld {
+        Some(ow) => osworld::load_dir(ow, &osworld::Cache::new(a.osworld_cache.as_deref())),
+        None => task::load_all(dir).map(|t| (t, Vec::new())),
+    }
+}
+
 fn run_blocking(a: TasksArgs) -> u8 {
     let dir = runner::find_tasks_dir(a.dir.as_deref());
-    let all = match task::load_all(&dir) {
+    let (all, skipped) = match load(&a, &dir) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("uidriver tasks: {e}");
             return exit::USAGE;
         }
     };
+    let wanted = |domain: &str, id: &str| {
+        a.only
+            .as_deref()
+            .is_none_or(|p| task::selects(p, domain, id))
+            && a.domain.as_deref().is_none_or(|d| domain == d)
+    };
     let selected: Vec<task::Task> = all
         .into_iter()
-        .filter(|t| a.only.as_deref().is_none_or(|p| t.matches(p)))
-        .filter(|t| a.domain.as_deref().is_none_or(|d| t.domain == d))
+        .filter(|t| wanted(&t.domain, &t.id))
         .filter(|t| !a.quick || t.quick)
         .collect();
+    let skipped: Vec<Skipped> = skipped
+        .into_iter()
+        .filter(|s| wanted(&s.domain, &s.id))
+        .collect();
     match a.action {
-        TasksAction::List => list(&selected, a.json),
+        TasksAction::List => list(&selected, &skipped, a.json, a.osworld.is_some()),
         TasksAction::Show { id } => show(&selected, &id, a.json),
         TasksAction::Run {
             agent,
@@ -48,8 +68,11 @@ fn run_blocking(a: TasksArgs) -> u8 {
             jobs,
             log_dir,
         } => {
+            for s in &skipped {
+                eprintln!("{}", report::skip_line(s));
+            }
             if selected.is_empty() {
-                eprintln!("uidriver tasks run: no task matches");
+                eprintln!("uidriver tasks run: no runnable task matches");
                 return exit::USAGE;
             }
             let opts = runner::RunOptions {
@@ -68,9 +91,9 @@ fn run_blocking(a: TasksArgs) -> u8 {
                 runner::run_all(selected, &opts, &|r| eprintln!("{}", report::task_line(r)));
             let wall = t0.elapsed().as_secs_f64();
             if a.json {
-                say(&report::to_json(&results, wall).to_string());
+                say(&report::to_json(&results, &skipped, wall).to_string());
             } else {
-                say(&report::to_text(&results, wall));
+                say(&report::to_text(&results, &skipped, wall));
             }
             if results.iter().all(|r| r.passed) {
                 exit::OK
@@ -81,9 +104,15 @@ fn run_blocking(a: TasksArgs) -> u8 {
     }
 }
 
-fn list(tasks: &[task::Task], json: bool) -> u8 {
+/// Lists tasks; with `--osworld`, the skipped ones too (JSON: `{tasks, skipped}`).
+fn list(tasks: &[task::Task], skipped: &[Skipped], json: bool, osworld: bool) -> u8 {
     if json {
-        say(&serde_json::to_string(tasks).unwrap_or_default());
+        let out = if osworld {
+            serde_json::json!({"tasks": tasks, "skipped": skipped})
+        } else {
+            serde_json::json!(tasks)
+        };
+        say(&out.to_string());
         return exit::OK;
     }
     for t in tasks {
@@ -96,11 +125,17 @@ fn list(tasks: &[task::Task], json: bool) -> u8 {
     }
     let domains: std::collections::BTreeSet<&str> =
         tasks.iter().map(|t| t.domain.as_str()).collect();
+    for s in skipped {
+        say(&report::skip_line(s));
+    }
     say(&format!(
         "{} tasks in {} domains",
         tasks.len(),
         domains.len()
     ));
+    if osworld {
+        say(&format!("{} OSWorld tasks skipped", skipped.len()));
+    }
     exit::OK
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::osworld::Skipped;
 use super::runner::TaskResult;
 
 /// Totals of one domain.
@@ -31,10 +32,12 @@ pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
     by
 }
 
-/// The whole report as JSON: `{tasks: [...], domains: {...}, passed, total, seconds}`.
-pub fn to_json(results: &[TaskResult], wall: f64) -> serde_json::Value {
+/// The whole report as JSON: `{tasks: [...], skipped: [...], domains: {...}, passed, total,
+/// seconds}`.
+pub fn to_json(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> serde_json::Value {
     serde_json::json!({
         "tasks": results,
+        "skipped": skipped,
         "domains": summarize(results),
         "passed": results.iter().filter(|r| r.passed).count(),
         "total": results.len(),
@@ -75,9 +78,15 @@ pub fn task_line(r: &TaskResult) -> String {
     line
 }
 
-/// The text report: every task line, then the domain table and the total.
-pub fn to_text(results: &[TaskResult], wall: f64) -> String {
+/// One line for an OSWorld task that cannot run here.
+pub fn skip_line(s: &Skipped) -> String {
+    format!("SKIP {:<38} {}", format!("{}/{}", s.domain, s.id), s.reason)
+}
+
+/// The text report: every task line and skipped task, then the domain table and the total.
+pub fn to_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> String {
     let mut out: Vec<String> = results.iter().map(task_line).collect();
+    out.extend(skipped.iter().map(skip_line));
     out.push(String::new());
     out.push(format!(
         "{:<16} {:>6} {:>6} {:>8}",
@@ -94,5 +103,8 @@ pub fn to_text(results: &[TaskResult], wall: f64) -> String {
         "total: {passed}/{} passed in {wall:.1} s wall",
         results.len()
     ));
+    if !skipped.is_empty() {
+        out.push(format!("{} OSWorld tasks skipped", skipped.len()));
+    }
     out.join("\n")
 }

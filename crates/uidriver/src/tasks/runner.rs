@@ -15,7 +15,7 @@ use serde::Serialize;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
 
 use super::checkers::evaluate;
-use super::setup::{kill_group, prepare, run_with_deadline, tail, Prepared};
+use super::setup::{finish, kill_group, prepare, run_with_deadline, tail, Prepared};
 use super::task::Task;
 
 /// How long `uidriver mcp --http` may take to say where it listens.
@@ -134,7 +134,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
             return r;
         }
     };
-    let (prepared, ready) = prepare(sb, task, &opts.tasks_dir);
+    let (mut prepared, ready) = prepare(sb, task, &opts.tasks_dir);
     if let Err(e) = ready {
         r.reason = e;
         teardown(prepared, opts.keep, &mut r);
@@ -147,7 +147,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     let count = |k: &str| agent.stats.get(k).and_then(serde_json::Value::as_u64);
     (r.tool_calls, r.text_chars, r.images) =
         (count("toolCalls"), count("textChars"), count("images"));
-    let verdict = judge(&prepared, task, &agent);
+    let verdict = finish(&mut prepared, task).and_then(|()| judge(&prepared, task, &agent));
     r.passed = verdict.is_ok();
     r.reason = verdict.unwrap_or_else(|e| e);
     if !r.passed {

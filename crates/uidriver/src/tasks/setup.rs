@@ -116,6 +116,14 @@ pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> (Prepared, Result<
     (p, Ok(()))
 }
 
+/// Runs the task's `postconfig` steps (after the agent, before the evaluator).
+pub fn finish(p: &mut Prepared, task: &Task) -> Result<(), String> {
+    for (i, step) in task.postconfig.iter().enumerate() {
+        apply(p, step).map_err(|e| format!("postconfig step {} ({}): {e}", i + 1, kind(step)))?;
+    }
+    Ok(())
+}
+
 fn kind(step: &SetupStep) -> &'static str {
     match step {
         SetupStep::File { .. } => "file",

@@ -21,6 +21,10 @@ pub struct Task {
     /// How the result is judged (absent only for infeasible tasks).
     #[serde(default)]
     pub evaluator: Option<Checker>,
+    /// Steps run after the agent and before the evaluator (OSWorld's `postconfig`: e.g. a
+    /// command that collects what the checker reads).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub postconfig: Vec<SetupStep>,
     /// The task cannot be done: the agent must say so (and change nothing the evaluator sees).
     #[serde(default)]
     pub infeasible: bool,
@@ -49,7 +53,8 @@ fn default_timeout() -> u64 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SetupStep {
-    /// Write a file: inline `content`, or a copy of `from` (relative to `tasks/files/`).
+    /// Write a file: inline `content`, or a copy of `from` (relative to `tasks/files/`, or an
+    /// absolute path on this machine: OSWorld downloads come from the cache that way).
     File {
         path: String,
         #[serde(default)]
@@ -82,14 +87,22 @@ fn yes() -> bool {
 pub enum Checker {
     /// Every listed checker passes.
     All { checks: Vec<Checker> },
+    /// At least one listed checker passes (OSWorld's `"conj": "or"`).
+    Any { checks: Vec<Checker> },
     /// The checker fails (e.g. no request reached the server).
     Not { check: Box<Checker> },
-    /// The file's text equals `expected` (with `trim`: ignoring surrounding whitespace).
+    /// The file's text equals `expected`: with `trim`, ignoring surrounding whitespace; with
+    /// `ignore_blanks`, every run of whitespace counts as one space; with `ignore_case`,
+    /// letters compare case-insensitively (OSWorld's `compare_text_file` options).
     FileEquals {
         path: String,
         expected: String,
         #[serde(default)]
         trim: bool,
+        #[serde(default)]
+        ignore_blanks: bool,
+        #[serde(default)]
+        ignore_case: bool,
     },
     /// The file contains every `contains` string and none of the `absent` ones.
     FileContains {
@@ -121,13 +134,16 @@ pub enum Checker {
         expected: String,
     },
     /// A shell command run in the sandbox prints (trimmed) `expected`, or output containing
-    /// `contains`, or matching `pattern`.
+    /// `contains` (a string or a list: all of them) and none of `absent`, or matching
+    /// `pattern`.
     CommandOutput {
         command: String,
         #[serde(default)]
         expected: Option<String>,
+        #[serde(default, deserialize_with = "one_or_many")]
+        contains: Vec<String>,
         #[serde(default)]
-        contains: Option<String>,
+        absent: Vec<String>,
         #[serde(default)]
         pattern: Option<String>,
     },
@@ -162,6 +178,17 @@ pub enum Checker {
         #[serde(default)]
         absent: Vec<String>,
     },
+    /// Every cell value of one sheet of a spreadsheet equals that of a sheet of the `expected`
+    /// spreadsheet (a file on this machine: absolute, or relative to `tasks/files/`); sheets
+    /// are named, or numbered from 0 (OSWorld's `compare_table` `sheet_data` rule).
+    SheetMatches {
+        path: String,
+        expected: String,
+        #[serde(default = "first_sheet")]
+        sheet: Value,
+        #[serde(default = "first_sheet")]
+        expected_sheet: Value,
+    },
     /// Slide titles of a presentation (pptx or odp), in order; `exact` also fixes the count.
     SlideTitles {
         path: String,
@@ -173,6 +200,24 @@ pub enum Checker {
 
 fn post() -> String {
     "POST".into()
+}
+
+fn first_sheet() -> Value {
+    Value::from(0)
+}
+
+/// A string or a list of strings, read as a list (`"contains": "x"` stays valid).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
 }
 
 impl Task {
@@ -210,17 +255,17 @@ impl Task {
         let p = self.path.with_extension("py");
         p.is_file().then_some(p)
     }
+}
 
-    /// Whether `pattern` selects this task: a comma-separated list of ids, domains, or
-    /// substrings of `domain/id`.
-    pub fn matches(&self, pattern: &str) -> bool {
-        let full = format!("{}/{}", self.domain, self.id);
-        pattern
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .any(|p| p == self.id || p == self.domain || full.contains(p))
-    }
+/// Whether `pattern` (comma-separated ids, domains, or substrings of `domain/id`) selects the
+/// task `domain/id`.
+pub fn selects(pattern: &str, domain: &str, id: &str) -> bool {
+    let full = format!("{domain}/{id}");
+    pattern
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .any(|p| p == id || p == domain || full.contains(p))
 }
 
 /// Every task under `root` (`root/<domain>/<id>.json`), sorted by domain then id. `files/` and
@@ -270,13 +315,10 @@ mod tests {
 
     #[test]
     fn patterns_select_by_id_domain_or_substring() {
-        let mut t: Task =
-            serde_json::from_str(r#"{"id":"rename-file","instruction":"x","infeasible":true}"#)
-                .unwrap();
-        t.domain = "file_manager".into();
-        assert!(t.matches("rename-file"));
-        assert!(t.matches("file_manager"));
-        assert!(t.matches("other,manager/ren"));
-        assert!(!t.matches("calc"));
+        let sel = |p| selects(p, "file_manager", "rename-file");
+        assert!(sel("rename-file"));
+        assert!(sel("file_manager"));
+        assert!(sel("other,manager/ren"));
+        assert!(!sel("calc"));
     }
 }
