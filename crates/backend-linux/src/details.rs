@@ -278,12 +278,11 @@ pub(crate) async fn details(
                         Evidence::Absent
                     };
                 } else {
-                    d.value = Evidence::from_text(t);
+                    d.value = Evidence::from_text(without_embeds(&t));
                     d.text_len = Some(len);
                 }
             } else {
-                // Chromium marks embedded children with U+FFFC in its parent's text.
-                let clean: String = t.chars().filter(|ch| *ch != '\u{fffc}').collect();
+                let clean = without_embeds(&t);
                 let clean = clean.trim();
                 if !clean.is_empty() {
                     d.content = Some(text::take_chars(clean, VALUE_CHARS as usize).to_string());
@@ -320,6 +319,13 @@ fn clone_err(e: &LinuxError) -> LinuxError {
         },
         other => LinuxError::Deadline(other.to_string()),
     }
+}
+
+/// A text without the U+FFFC characters that stand for embedded children (Chromium and Gecko
+/// put one in a container's text per child: a form's text is "￼￼￼￼"); the children carry
+/// their own text.
+fn without_embeds(t: &str) -> String {
+    t.chars().filter(|ch| *ch != '\u{fffc}').collect()
 }
 
 #[cfg(test)]

@@ -180,12 +180,15 @@ pub(crate) fn map_role(n: u32) -> (String, Role) {
 }
 
 /// A name as a screen reader gives it: toolkit class names (`GtkMenuButton`, `AdwGizmo`,
-/// GTK 4's fallback for a widget nobody named) are no names.
+/// GTK 4's fallback for a widget nobody named) are no names, and the blanks around a name are
+/// not part of it (GTK 3 menu items of mousepad pad theirs: `"Select All      "`).
 pub(crate) fn clean_name(name: String) -> String {
     if is_class_name(&name) {
-        String::new()
-    } else {
-        name
+        return String::new();
+    }
+    match name.trim() {
+        t if t.len() == name.len() => name,
+        t => t.to_string(),
     }
 }
 
@@ -440,6 +443,15 @@ mod tests {
         assert_eq!(ROLES[role::STATIC as usize].0, "static");
         assert_eq!(ROLES[role::ENTRY as usize].0, "entry");
         assert_eq!(ROLES[role::TOOL_TIP as usize].0, "tool-tip");
+    }
+
+    #[test]
+    fn names_lose_class_names_and_surrounding_blanks() {
+        assert_eq!(clean_name("GtkMenuButton".into()), "");
+        assert_eq!(clean_name("Select All      ".into()), "Select All");
+        assert_eq!(clean_name(" Find ".into()), "Find");
+        assert_eq!(clean_name("Save As…".into()), "Save As…");
+        assert_eq!(clean_name("   ".into()), "");
     }
 
     #[test]

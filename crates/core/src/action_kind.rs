@@ -68,7 +68,7 @@ impl ActionKind {
     pub fn doc(self) -> &'static str {
         use ActionKind::*;
         match self {
-            Press => "activate an element (button, menu item, link)",
+            Press => "activate an element (button, link, menu item: closed menus are opened first)",
             Click => "pointer click on ref, or at x, y of the state's image",
             SetText => "replace an element's text",
             TypeText => "insert text at the caret of ref, or of the focused element",

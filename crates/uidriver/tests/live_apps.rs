@@ -634,11 +634,15 @@ async fn chromium_on(
 /// Looks at `root` until `query` finds something (a page may still be loading when its window
 /// shows), at most 15 s; the last look either way.
 async fn look_until_found(svc: &Service, root: &str, query: Value) -> String {
+    look_until_found_within(svc, root, query, 15).await
+}
+
+async fn look_until_found_within(svc: &Service, root: &str, query: Value, secs: u64) -> String {
     let t0 = Instant::now();
     loop {
         let s = observe(svc, root).await;
         let found = search(svc, &s, query.clone()).await;
-        if !found.is_empty() || t0.elapsed() > Duration::from_secs(15) {
+        if !found.is_empty() || t0.elapsed() > Duration::from_secs(secs) {
             return s;
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -754,6 +758,172 @@ fn chromium_content_scrolled_out_of_view_is_searchable_and_pressable() {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
             assert_running(app.pid, "the press");
+        },
+    );
+}
+
+/// An item of a closed menu, found with `includeHidden`: the state it is in (a search may read
+/// unread menus into a successor state) and its ref.
+async fn menu_item(svc: &Service, root: &str, text: &str) -> (String, String) {
+    let s = observe(svc, root).await;
+    let v = ok(
+        svc,
+        "search_ui",
+        json!({ "stateId": s, "text": text, "role": "menu-item", "includeHidden": true, "ocrFallback": false }),
+    )
+    .await;
+    let m = v["matches"]
+        .as_array()
+        .and_then(|m| m.first())
+        .unwrap_or_else(|| panic!("no menu item {text:?}: {v}"));
+    (v["stateId"].as_str().expect("stateId").to_string(), r(m))
+}
+
+/// Presses menu items by path in `root` (each a closed menu's item), then checks that no
+/// item's menu was left open.
+async fn press_menu_items(svc: &Service, root: &str, pid: u32, items: &[&str]) {
+    for item in items {
+        let (s, item_ref) = menu_item(svc, root, item).await;
+        let res = act(
+            svc,
+            &s,
+            json!([{ "action": "press", "ref": item_ref }]),
+            json!({}),
+        )
+        .await;
+        assert_running(pid, &format!("pressing {item:?}"));
+        assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+        assert!(res.text.contains("after opening"), "{}", res.text);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let after = observe(svc, root).await;
+        let open = search(svc, &after, json!({ "text": item, "role": "menu-item" })).await;
+        assert!(open.is_empty(), "{item:?}'s menu was left open: {open:?}");
+    }
+}
+
+async fn file_becomes(file: &std::path::Path, want: &str) -> String {
+    let t0 = Instant::now();
+    loop {
+        let b = std::fs::read_to_string(file).unwrap_or_default();
+        if b == want || t0.elapsed() > Duration::from_secs(10) {
+            return b;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Issue 12.5, menus by path: a `press` on an item of a closed menu opens the menus above it,
+/// outermost first, each through its own action and verified open, presses the item, and
+/// closes what is left open. Two toolkits with two menu shapes: GTK 3 (mousepad: the menu
+/// "Edit" is its own opener; Edit › Convert › To Uppercase is two levels) and Qt 5
+/// (FeatherPad: menu-item "Edit" › menu › items; Qt's press leaves the menu up). Judged by the
+/// saved files' bytes.
+#[test]
+fn items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5() {
+    live(
+        "items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5",
+        300,
+        &["mousepad", "featherpad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let gtk = dir.join("gtk.txt");
+            std::fs::write(&gtk, "two levels\n").expect("file");
+            let app = d.launch(&["mousepad", gtk.to_str().expect("utf-8")]).await;
+            let root = root_of(svc, app.pid, "gtk.txt").await;
+            press_menu_items(svc, &root, app.pid, &["Select All", "To Uppercase", "Save"]).await;
+            assert_eq!(file_becomes(&gtk, "TWO LEVELS\n").await, "TWO LEVELS\n");
+
+            let qt = dir.join("qt.txt");
+            std::fs::write(&qt, "hello menus\n").expect("file");
+            let app = d.launch(&["featherpad", qt.to_str().expect("utf-8")]).await;
+            let root = root_of(svc, app.pid, "qt.txt").await;
+            press_menu_items(
+                svc,
+                &root,
+                app.pid,
+                &["Select All", "To Upper Case", "Save"],
+            )
+            .await;
+            assert_eq!(file_becomes(&qt, "HELLO MENUS\n").await, "HELLO MENUS\n");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Issue 12.2, the typeText fallback: Thunderbird's account hub (Gecko) answers
+/// `EditableText.InsertText` with success and inserts nothing. Under headless the step says so
+/// and sends nothing more; otherwise it focuses the field and types on the keyboard, and says
+/// it did. The page's own validation is the independent record: its Continue button, disabled
+/// while the address is missing, is enabled after.
+#[test]
+fn a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard() {
+    live(
+        "a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard",
+        300,
+        &["thunderbird"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            let app = d
+                .launch(&[
+                    "thunderbird",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Thunderbird").await;
+            let field = json!({ "text": "Email address", "role": "text" });
+            let s = look_until_found_within(svc, &root, field.clone(), 60).await;
+            let email = one(svc, &s, field.clone()).await;
+            let continue_button =
+                one(svc, &s, json!({ "text": "Continue", "role": "button" })).await;
+            assert!(
+                states(&continue_button).contains(&"disabled".to_string()),
+                "{continue_button}"
+            );
+
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "typeText", "ref": r(&email), "text": "ada@example.org" }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            // Delivered and read back unchanged: never `worked`, and nothing typed.
+            assert_ne!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(res.text.contains("without headless"), "{}", res.text);
+
+            let s = observe(svc, &root).await;
+            let email = one(svc, &s, field.clone()).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "typeText", "ref": r(&email), "text": "ada@example.org" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(
+                res.text.contains("typed on the keyboard instead"),
+                "{}",
+                res.text
+            );
+            let s = observe(svc, &root).await;
+            let email = one(svc, &s, field).await;
+            assert_eq!(email["value"], "ada@example.org", "{email}");
+            let continue_button =
+                one(svc, &s, json!({ "text": "Continue", "role": "button" })).await;
+            assert!(
+                !states(&continue_button).contains(&"disabled".to_string()),
+                "{continue_button}"
+            );
+            assert_running(app.pid, "the typing");
         },
     );
 }

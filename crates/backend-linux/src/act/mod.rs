@@ -32,6 +32,7 @@
 
 mod deliver;
 mod keyboard;
+mod menu;
 mod pointer;
 mod press;
 mod select;

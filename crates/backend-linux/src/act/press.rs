@@ -123,15 +123,35 @@ pub(crate) async fn press(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
         }
         None => return,
     };
-    let mut l = match live(&ctx.caller, &el).await {
+    let Ok(opened) = super::menu::open_menus_above(ctx, r, &el).await else {
+        return;
+    };
+    press_live(ctx, r, &el, &opened).await;
+    opened.close_left_open(ctx).await;
+}
+
+/// `press` on a live element, whose menus (if any) are open.
+async fn press_live(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    el: &Element<'_>,
+    opened: &super::menu::Opened,
+) {
+    let e = el.r;
+    let mut l = match live(&ctx.caller, el).await {
         Ok(l) => l,
         Err(err) => return r.error = Some(err),
     };
-    if !enabled_soon(ctx, &el, &mut l).await {
+    if !enabled_soon(ctx, el, &mut l).await {
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
-    if let Some(mut w) = do_named_action(ctx, r, &el, &l, PRESS, "press").await {
-        observe_effect(ctx, r, &el, &l.reading, &mut w).await;
+    let watch = do_named_action(ctx, r, el, &l, PRESS, "press").await;
+    if let Some(note) = opened.note() {
+        let how = r.delivery.detail.take().unwrap_or_default();
+        r.delivery.detail = Some(format!("{how} {note}"));
+    }
+    if let Some(mut w) = watch {
+        observe_effect(ctx, r, el, &l.reading, &mut w).await;
     }
 }
 

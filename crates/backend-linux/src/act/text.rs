@@ -143,7 +143,7 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         editable_text::insert_text(c, &el.obj, at, value).await,
         || format!("the toolkit refused to insert text into {e}"),
     ) {
-        return;
+        return type_instead(ctx, r, &el, value, count).await;
     }
     let password = is_password(&el);
     let got = w
@@ -175,6 +175,8 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
                 r.verification.detail = Some(format!(
                     "{e} still has {count} characters: nothing was inserted"
                 ));
+                w.quiet(QUIET).await;
+                return type_instead(ctx, r, &el, value, count).await;
             } else {
                 r.verification.detail = Some(format!(
                     "{e} has {} characters (expected {}), or the text at {at} differs",
@@ -185,6 +187,52 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         }
     }
     w.quiet(QUIET).await;
+}
+
+/// After an `InsertText` that inserted nothing (refused, failed, or answered yes and left the
+/// text as it was: Gecko's fields in Thunderbird), focuses the element and types on the keyboard
+/// as a person would, saying so in the report. Only when the element still holds the `count`
+/// characters it had (so nothing can be typed twice), and never under headless: there the
+/// refusal stands, with a hint.
+async fn type_instead(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    el: &Element<'_>,
+    value: &str,
+    count: i32,
+) {
+    let e = el.r;
+    let untouched = text::character_count(&ctx.caller, &el.obj).await.ok() == Some(count);
+    if !untouched {
+        return;
+    }
+    if ctx.headless {
+        let mut err = r.error.take().unwrap_or_else(|| {
+            Error::new(
+                ErrorCode::NotSupported,
+                format!("InsertText left {e} unchanged"),
+            )
+        });
+        err.message = format!(
+            "{}; without headless the text would be typed on the keyboard",
+            err.message
+        );
+        r.error = Some(err);
+        return;
+    }
+    let why = match (&r.error, &r.verification.detail) {
+        (Some(err), _) => err.message.clone(),
+        (None, Some(d)) => d.clone(),
+        (None, None) => format!("InsertText left {e} unchanged"),
+    };
+    r.delivery = Default::default();
+    r.verification = Default::default();
+    r.error = None;
+    super::keyboard::type_text(ctx, r, Some(el), value).await;
+    let typed = r.delivery.detail.take().unwrap_or_default();
+    r.delivery.detail = Some(format!(
+        "{typed} (InsertText inserted nothing: {why}; typed on the keyboard instead)"
+    ));
 }
 
 #[cfg(test)]
