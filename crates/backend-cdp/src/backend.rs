@@ -470,6 +470,12 @@ impl BrowserControl for CdpBackend {
             .map_err(|e| Self::page_error(&browser, &page, e))
     }
 
+    // Without it `Service::shutdown` stopped nothing: the browsers lived until the backend was
+    // dropped, and a persistent profile stayed locked for the next launch on it.
+    async fn shutdown(&self) {
+        CdpBackend::shutdown(self).await
+    }
+
     async fn print_pdf(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<u8>> {
         let (browser, page) = self.page(root, deadline).await?;
         crate::capture::print_pdf(&page, deadline)
