@@ -783,6 +783,19 @@ impl Drop for TempDir {
     }
 }
 
+/// A service over a CDP backend whose browsers are headless.
+fn headless_service() -> Service {
+    let cdp = Arc::new(CdpBackend::new(CdpConfig {
+        headless: Some(true),
+        ..CdpConfig::default()
+    }));
+    Service::new(
+        vec![cdp as Arc<dyn Backend>],
+        vec![],
+        ServiceConfig::default(),
+    )
+}
+
 const REPORT: &str = "sku,stock\nA-1,3\nB-2,0\n";
 
 /// Presses the control named `label` in a new state of `page`; the act's result.
@@ -849,15 +862,7 @@ fn downloads_are_reported_and_page_logs_read() {
         tokio::time::timeout(Duration::from_secs(120), async {
             let port = serve(shop_site);
             let dir = TempDir::new();
-            let cdp = Arc::new(CdpBackend::new(CdpConfig {
-                headless: Some(true),
-                ..CdpConfig::default()
-            }));
-            let svc = Service::new(
-                vec![cdp.clone() as Arc<dyn Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
+            let svc = headless_service();
             let launched = ok(
                 &svc,
                 "launch_browser",
@@ -967,15 +972,7 @@ fn saved_storage_loads_into_a_new_browser_and_a_profile_dir_is_kept() {
             let port = serve(shop_site);
             let app = format!("http://127.0.0.1:{port}/app.html");
             let dir = TempDir::new();
-            let cdp = Arc::new(CdpBackend::new(CdpConfig {
-                headless: Some(true),
-                ..CdpConfig::default()
-            }));
-            let svc = Service::new(
-                vec![cdp.clone() as Arc<dyn Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
+            let svc = headless_service();
             let first = ok(
                 &svc,
                 "launch_browser",
@@ -1042,14 +1039,7 @@ fn saved_storage_loads_into_a_new_browser_and_a_profile_dir_is_kept() {
 
             // A persistent profile: kept after the browser stops, read by the next launch.
             let profile = dir.path().join("profile");
-            let svc = Service::new(
-                vec![Arc::new(CdpBackend::new(CdpConfig {
-                    headless: Some(true),
-                    ..CdpConfig::default()
-                })) as Arc<dyn Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
+            let svc = headless_service();
             let p = ok(
                 &svc,
                 "launch_browser",
@@ -1060,14 +1050,7 @@ fn saved_storage_loads_into_a_new_browser_and_a_profile_dir_is_kept() {
             press(&svc, &page, "Remember").await;
             svc.shutdown().await;
             assert!(profile.join("Default").is_dir(), "the profile was removed");
-            let svc = Service::new(
-                vec![Arc::new(CdpBackend::new(CdpConfig {
-                    headless: Some(true),
-                    ..CdpConfig::default()
-                })) as Arc<dyn Backend>],
-                vec![],
-                ServiceConfig::default(),
-            );
+            let svc = headless_service();
             let p = ok(
                 &svc,
                 "launch_browser",
