@@ -27,12 +27,12 @@ from mcp.client.stdio import stdio_client
 EXPECTED_TOOLS = {
     "find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "act_ui",
     "read_text", "wait_for", "close_root", "launch_browser", "navigate_browser", "evaluate_browser",
-    "desktop_screenshot", "desktop_input", "save_pdf",
+    "desktop_screenshot", "desktop_input", "save_pdf", "browser_log", "save_browser_state",
 }
 READ_ONLY = {"find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "read_text",
-             "wait_for", "desktop_screenshot"}
+             "wait_for", "desktop_screenshot", "browser_log"}
 DESTRUCTIVE = {"act_ui", "close_root", "desktop_input", "navigate_browser", "evaluate_browser"}
-OPEN_WORLD = {"launch_browser", "navigate_browser", "evaluate_browser"}
+OPEN_WORLD = {"launch_browser", "navigate_browser", "evaluate_browser", "browser_log"}
 DESKTOP_ONLY = {"desktop_screenshot", "desktop_input"}  # validated by desktop_schemas.py
 PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema_page.html")
 
@@ -84,6 +84,13 @@ async def exercise_tools(res):
         r = await res.call("save_pdf", {"root": root, "path": pdf})
         res.check(not r.is_error and os.path.getsize(pdf) == r.structured_content.get("bytes"),
                   f"save_pdf wrote the file {r.content[0].text[:300]}")
+    r = await res.call("browser_log", {"root": root, "kind": "network"})
+    res.check(isinstance(r.structured_content.get("entries"), list), f"browser_log {r.content[0].text[:300]}")
+    with tempfile.TemporaryDirectory() as d:
+        state = os.path.join(d, "state.json")
+        r = await res.call("save_browser_state", {"root": root, "path": state})
+        res.check(not r.is_error and os.path.getsize(state) == r.structured_content.get("bytes"),
+                  f"save_browser_state wrote the file {r.content[0].text[:300]}")
     r = await res.call("navigate_browser", {"url": url, "newTab": True})
     tab = r.structured_content["root"]
     res.check(tab != root, "navigate_browser newTab opens a new root")

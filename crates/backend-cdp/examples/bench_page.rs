@@ -223,6 +223,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 headless: true,
                 endpoint: None,
                 size: None,
+                ..LaunchRequest::default()
             },
             long(),
         )

@@ -81,7 +81,7 @@ async fn adopt(client: Arc<Client>, pages: Pages, peers: Arc<Peers>, a: Attached
     let known = pages.lock().map(|m| m.contains_key(&tid)).unwrap_or(true);
     let page = (a.target_info.kind == "page" && !known).then(|| {
         let dialogs = Dialogs::start(&client, &session, &peers);
-        Arc::new(Page::new(client.clone(), &tid, session.clone(), dialogs))
+        Arc::new(Page::new(client.clone(), &tid, session.clone(), dialogs).with_log())
     });
     let enable = async {
         match &page {

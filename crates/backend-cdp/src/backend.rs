@@ -9,17 +9,21 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 use uidriver_core::{
-    ActRequest, Backend, BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation,
-    Node, ObserveRequest, RawImage, Result, RootInfo, Snapshot, State, StepReport, TextSlice,
+    ActRequest, Backend, BrowserControl, Deadline, Download, Error, ErrorCode, LaunchRequest,
+    LogEntry, LogKind, Navigation, Node, ObserveRequest, RawImage, Result, RootInfo, Snapshot,
+    State, StepReport, TextSlice,
 };
 
 use crate::browser::Browser;
 use crate::dialog;
+use crate::downloads;
 use crate::error::CdpError;
 use crate::extract::{self, parse_handle};
+use crate::launch::LaunchOptions;
 use crate::page::Page;
 use crate::protocol::CreateTarget;
 use crate::roots::{self, parse_key, BACKEND};
+use crate::storage;
 use crate::tabs;
 
 /// How the backend starts browsers and bounds what it returns.
@@ -236,8 +240,14 @@ impl Backend for CdpBackend {
         // The pages before the steps, so a page they open is waited for until it loaded: the
         // caller's listing right after then shows it with its title.
         let openings = tabs::Openings::watch(&browser, deadline).await;
+        // Downloads the steps start are waited for too, so the caller can report them.
+        let downloads_before = browser.downloads.as_ref().map(|d| d.last());
+        let requests_before = page.log().map(|l| l.mark()).unwrap_or(0);
         let reports = crate::act::run(&page, browser.headless, &req, deadline).await?;
         openings.settle(&browser, &page, deadline).await;
+        if let (Some(d), Some(before)) = (&browser.downloads, downloads_before) {
+            downloads::after_act(d, page.log(), before, requests_before, deadline).await;
+        }
         Ok(reports)
     }
 
@@ -326,13 +336,22 @@ impl BrowserControl for CdpBackend {
         if let Some(u) = &req.url {
             check_url(u)?;
         }
+        if let Some(state) = &req.storage_state {
+            storage::check(state)
+                .map_err(|e| Error::invalid("storageState", format!("the file: {e}")))?;
+        }
         let browser = match &req.endpoint {
-            Some(ep) => Browser::attach(ep, deadline).await?,
+            Some(ep) => Browser::attach(ep, req.downloads_dir.clone(), deadline).await?,
             None => {
                 let headless = self.headless_for(&req);
-                let a11y = self.config.renderer_accessibility.unwrap_or(!headless);
-                let size = req.size.unwrap_or(crate::launch::DEFAULT_SIZE);
-                Browser::launch(&self.config.chromium, headless, a11y, size, deadline).await?
+                let opts = LaunchOptions {
+                    headless,
+                    accessibility: self.config.renderer_accessibility.unwrap_or(!headless),
+                    size: req.size.unwrap_or(crate::launch::DEFAULT_SIZE),
+                    profile_dir: req.profile_dir.clone(),
+                    downloads_dir: req.downloads_dir.clone(),
+                };
+                Browser::launch(&self.config.chromium, &opts, deadline).await?
             }
         };
         let browser = Arc::new(browser);
@@ -340,6 +359,9 @@ impl BrowserControl for CdpBackend {
             b.push(browser.clone());
         }
         tracing::info!(browser = %browser.id, launched = req.endpoint.is_none(), "browser connected");
+        if let Some(state) = &req.storage_state {
+            storage::load(&browser, state, deadline).await?;
+        }
         if req.url.is_some() || req.size.is_some() {
             let pages = browser.pages(deadline).await?;
             let target = match pages.first() {
@@ -411,6 +433,55 @@ impl BrowserControl for CdpBackend {
             .into_iter()
             .find(|r| r.key == root.key)
             .ok_or_else(|| Error::new(ErrorCode::TargetClosed, "the page closed after navigating"))
+    }
+
+    async fn downloads(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<Download>> {
+        let (browser, _) = self.page(root, deadline).await?;
+        Ok(browser
+            .downloads
+            .as_ref()
+            .map(|d| d.list())
+            .unwrap_or_default())
+    }
+
+    async fn settle_downloads(
+        &self,
+        root: &RootInfo,
+        after: u64,
+        deadline: Deadline,
+    ) -> Result<Vec<Download>> {
+        let (browser, _) = self.page(root, deadline).await?;
+        let d = browser.downloads.as_ref().ok_or_else(|| {
+            Error::unsupported("this browser does not report downloads (attached, too old?)")
+        })?;
+        Ok(d.settle(after, deadline).await)
+    }
+
+    async fn log(
+        &self,
+        root: &RootInfo,
+        kind: LogKind,
+        since: u64,
+        deadline: Deadline,
+    ) -> Result<Vec<LogEntry>> {
+        let (_, page) = self.page(root, deadline).await?;
+        Ok(page
+            .log()
+            .map(|l| l.entries(kind, since))
+            .unwrap_or_default())
+    }
+
+    async fn storage_state(&self, root: &RootInfo, deadline: Deadline) -> Result<Value> {
+        let (browser, page) = self.page(root, deadline).await?;
+        storage::save(&browser, &page, deadline)
+            .await
+            .map_err(|e| Self::page_error(&browser, &page, e))
+    }
+
+    // Without it `Service::shutdown` stopped nothing: the browsers lived until the backend was
+    // dropped, and a persistent profile stayed locked for the next launch on it.
+    async fn shutdown(&self) {
+        CdpBackend::shutdown(self).await
     }
 
     async fn print_pdf(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<u8>> {

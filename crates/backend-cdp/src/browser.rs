@@ -2,7 +2,7 @@
 //! it), and the page sessions attached over its socket. Listing its pages as roots is
 //! `roots.rs`; what is done inside a page is `page.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,8 +11,9 @@ use uidriver_core::Deadline;
 use crate::autoattach::{self, Pages};
 use crate::client::Client;
 use crate::dialog::{Dialogs, Peers};
+use crate::downloads::Downloads;
 use crate::error::{CdpError, CdpResult};
-use crate::launch::{resolve_endpoint, Launched};
+use crate::launch::{resolve_endpoint, LaunchOptions, Launched};
 use crate::page::Page;
 use crate::protocol::{
     AttachToTarget, CloseBrowser, GetProcessInfo, GetTargets, GetVersion, TargetInfo,
@@ -35,25 +36,37 @@ pub struct Browser {
     pages: Pages,
     /// The dialogs open in any of its pages (see `dialog.rs`).
     peers: Arc<Peers>,
+    /// Its downloads (see `downloads.rs`); None for an attached browser without the events.
+    pub downloads: Option<Arc<Downloads>>,
     // Serializes attaching so two callers do not open two sessions for one page.
     attaching: tokio::sync::Mutex<()>,
 }
 
 impl Browser {
-    /// Launches Chromium (its window `size`) and connects to it.
+    /// Launches Chromium and connects to it, its downloads going to its downloads directory.
     pub async fn launch(
         chromium: &Path,
-        headless: bool,
-        accessibility: bool,
-        size: (u32, u32),
+        opts: &LaunchOptions,
         deadline: Deadline,
     ) -> CdpResult<Browser> {
-        let (mut launched, url) =
-            Launched::start(chromium, headless, accessibility, size, deadline).await?;
-        match Client::connect(&url, deadline).await {
-            Ok(client) => {
+        let (mut launched, url) = Launched::start(chromium, opts, deadline).await?;
+        let connected = async {
+            let client = Arc::new(Client::connect(&url, deadline).await?);
+            let dir = launched.downloads_dir().to_path_buf();
+            let downloads = Downloads::start(&client, Some(dir), deadline).await?;
+            Ok::<_, CdpError>((client, downloads))
+        };
+        match connected.await {
+            Ok((client, downloads)) => {
                 let pid = Some(launched.pid());
-                let b = Browser::new(url_id(&url), client, headless, pid, Some(launched));
+                let b = Browser::new(
+                    url_id(&url),
+                    client,
+                    opts.headless,
+                    pid,
+                    Some(launched),
+                    Some(downloads),
+                );
                 b.auto_attach(deadline).await;
                 Ok(b)
             }
@@ -64,8 +77,13 @@ impl Browser {
         }
     }
 
-    /// Attaches to a browser someone else started (`ws://…` or `http://host:port`).
-    pub async fn attach(endpoint: &str, deadline: Deadline) -> CdpResult<Browser> {
+    /// Attaches to a browser someone else started (`ws://…` or `http://host:port`); its
+    /// downloads go where it puts them unless `downloads_dir` says otherwise.
+    pub async fn attach(
+        endpoint: &str,
+        downloads_dir: Option<PathBuf>,
+        deadline: Deadline,
+    ) -> CdpResult<Browser> {
         let url = resolve_endpoint(endpoint, deadline).await?;
         let client = Client::connect(&url, deadline).await?;
         let version = client.send(None, &GetVersion {}, deadline).await?;
@@ -77,7 +95,18 @@ impl Browser {
             .ok()
             .and_then(|p| p.process_info.into_iter().find(|p| p.kind == "browser"))
             .map(|p| p.id);
-        let b = Browser::new(url_id(&url), client, headless, pid, None);
+        let client = Arc::new(client);
+        // Followed without moving them, unless asked; an older browser without the events
+        // still attaches.
+        let downloads = match Downloads::start(&client, downloads_dir.clone(), deadline).await {
+            Ok(d) => Some(d),
+            Err(e) if downloads_dir.is_none() => {
+                tracing::debug!(error = %e, "downloads not followed");
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let b = Browser::new(url_id(&url), client, headless, pid, None, downloads);
         b.auto_attach(deadline).await;
         Ok(b)
     }
@@ -92,14 +121,16 @@ impl Browser {
 
     fn new(
         id: String,
-        client: Client,
+        client: Arc<Client>,
         headless: bool,
         pid: Option<u32>,
         launched: Option<Launched>,
+        downloads: Option<Arc<Downloads>>,
     ) -> Self {
         Browser {
             id,
-            client: Arc::new(client),
+            client,
+            downloads,
             headless,
             pid,
             launched: tokio::sync::Mutex::new(launched),
@@ -142,12 +173,9 @@ impl Browser {
             })?;
         // The dialog listener starts before Page.enable, so no dialog event is missed.
         let dialogs = Dialogs::start(&self.client, &attached.session_id, &self.peers);
-        let page = Arc::new(Page::new(
-            self.client.clone(),
-            target_id,
-            attached.session_id,
-            dialogs,
-        ));
+        let page = Arc::new(
+            Page::new(self.client.clone(), target_id, attached.session_id, dialogs).with_log(),
+        );
         page.enable(deadline).await?;
         // The auto-attach listener may have kept a session for the page meanwhile.
         let kept = self.pages.lock().map(|mut m| {

@@ -1,4 +1,5 @@
-//! Starting Chromium with a fresh private profile and finding its DevTools endpoint, stopping
+//! Starting Chromium with a fresh private profile (or a persistent one the user owns, never
+//! removed) and finding its DevTools endpoint, stopping
 //! it again by pid, and resolving the endpoint of a browser someone else started. What to do
 //! with the connection is `browser.rs`'s job.
 //!
@@ -35,16 +36,35 @@ const FLAGS: &[&str] = &[
 /// The window size when the caller asks for none.
 pub const DEFAULT_SIZE: (u32, u32) = (1280, 720);
 
-/// A Chromium this crate started: its process and its private profile directory.
+/// How to start Chromium.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOptions {
+    /// No window.
+    pub headless: bool,
+    /// `--force-renderer-accessibility` (see [`Launched::start`]).
+    pub accessibility: bool,
+    /// The window's size (`--window-size`).
+    pub size: (u32, u32),
+    /// A profile the user owns: used as is and never removed. None: a fresh private one.
+    pub profile_dir: Option<PathBuf>,
+    /// Where downloads go. None: `downloads/` beside a private profile, `Downloads/` inside a
+    /// persistent one.
+    pub downloads_dir: Option<PathBuf>,
+}
+
+/// A Chromium this crate started: its process, its profile directory (a private one is
+/// removed when it stops) and its downloads directory.
 ///
-/// Dropping it without [`Launched::stop`] still kills the process (SIGKILL) and removes the
-/// profile, so a failing test or a panicking caller does not leak a browser.
+/// Dropping it without [`Launched::stop`] still kills the process (SIGKILL) and removes a
+/// private profile, so a failing test or a panicking caller does not leak a browser.
 pub struct Launched {
     child: Option<Child>,
     pid: u32,
+    /// Ours: the private profile (when there is one), stderr.log, the default downloads.
     dir: Option<tempfile::TempDir>,
     /// How it ended, once reaped.
     exited: Option<std::process::ExitStatus>,
+    downloads: PathBuf,
 }
 
 impl Launched {
@@ -61,11 +81,15 @@ impl Launched {
     /// `size` is the window's (`--window-size`); headless, that is the viewport too.
     pub async fn start(
         chromium: &Path,
-        headless: bool,
-        accessibility: bool,
-        size: (u32, u32),
+        opts: &LaunchOptions,
         deadline: Deadline,
     ) -> CdpResult<(Launched, String)> {
+        let LaunchOptions {
+            headless,
+            accessibility,
+            size,
+            ..
+        } = *opts;
         if !chromium.exists() {
             return Err(CdpError::Launch(format!(
                 "{} does not exist",
@@ -75,7 +99,21 @@ impl Launched {
         let dir = tempfile::Builder::new()
             .prefix("uidriver-chromium-")
             .tempdir()?;
-        let profile = dir.path().join("profile");
+        let profile = match &opts.profile_dir {
+            Some(p) => {
+                std::fs::create_dir_all(p)?;
+                // Left by an earlier run: the port it names is not this browser's.
+                let _ = std::fs::remove_file(p.join("DevToolsActivePort"));
+                p.clone()
+            }
+            None => dir.path().join("profile"),
+        };
+        let downloads = match (&opts.downloads_dir, &opts.profile_dir) {
+            (Some(d), _) => d.clone(),
+            (None, Some(p)) => p.join("Downloads"),
+            (None, None) => dir.path().join("downloads"),
+        };
+        std::fs::create_dir_all(&downloads)?;
         let log = std::fs::File::create(dir.path().join("stderr.log"))?;
         let mut cmd = Command::new(chromium);
         cmd.args(FLAGS)
@@ -105,6 +143,7 @@ impl Launched {
             pid,
             dir: Some(dir),
             exited: None,
+            downloads,
         };
         tracing::debug!(pid, headless, "chromium started");
         let port_file = profile.join("DevToolsActivePort");
@@ -155,6 +194,11 @@ impl Launched {
         self.exited
     }
 
+    /// Where its downloads go.
+    pub fn downloads_dir(&self) -> &Path {
+        &self.downloads
+    }
+
     /// The last lines Chromium wrote to stderr (for error messages).
     fn stderr_tail(&self) -> String {
         let Some(dir) = &self.dir else {
@@ -165,7 +209,8 @@ impl Launched {
         lines[lines.len().saturating_sub(3)..].join(" | ")
     }
 
-    /// Stops the browser: SIGTERM, up to 5 s to exit, then SIGKILL; then removes the profile.
+    /// Stops the browser: SIGTERM, up to 5 s to exit, then SIGKILL; then removes our directory
+    /// (a private profile with it; a persistent one is the user's and stays).
     pub async fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             signal(self.pid, rustix::process::Signal::TERM);

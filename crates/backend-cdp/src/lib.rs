@@ -18,6 +18,9 @@
 //! - `frames`: cross-origin frames read as documents of their own (in-process or out of
 //!   process), remembered per top page so refs inside them act in the right world.
 //! - `roots`: pages as [`RootInfo`](uidriver_core::RootInfo)s.
+//! - `log`: a page's console messages, errors and requests, in bounded rings.
+//! - `downloads`: a browser's downloads: where they go, followed to their file, waited for.
+//! - `storage`: cookies and web storage saved as JSON and loaded into a new browser.
 //! - `tabs`: pages opened by a step waited for until loaded, new tabs, closing a page, sizing
 //!   the viewport.
 //! - `walker.js` + `extract`: the in-page walker and its rows turned into a snapshot; the
@@ -41,6 +44,7 @@ mod browser;
 mod capture;
 mod client;
 mod dialog;
+mod downloads;
 mod edit;
 mod error;
 mod extract;
@@ -50,9 +54,11 @@ mod frames;
 pub mod fuzzing;
 mod input;
 mod launch;
+mod log;
 mod page;
 mod protocol;
 mod roots;
+mod storage;
 mod tabs;
 
 pub use backend::{check_url, CdpBackend, CdpConfig};

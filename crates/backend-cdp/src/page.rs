@@ -14,9 +14,11 @@ use crate::client::Client;
 use crate::dialog::{Dialogs, OpenDialog};
 use crate::error::{CdpError, CdpResult};
 use crate::frames::Frames;
+use crate::log::PageLog;
 use crate::protocol::{
     CallArgument, CallFunctionOn, Command, CreateIsolatedWorld, Evaluate, Evaluated,
-    GetNavigationHistory, Navigate, NavigateToHistoryEntry, PageEnable, ReleaseObject, Reload,
+    GetNavigationHistory, Navigate, NavigateToHistoryEntry, NetworkEnable, PageEnable,
+    ReleaseObject, Reload, RuntimeEnable,
 };
 
 /// The walker source (see `walker.js`): an expression whose value is `walk(opts)`.
@@ -41,6 +43,8 @@ pub struct Page {
     pub(crate) frames: Frames,
     /// The tab's JavaScript dialog (shared by its frame pages; see `dialog.rs`).
     dialogs: Arc<Dialogs>,
+    /// Console, errors and requests of a top page (`log.rs`); None for frame pages.
+    log: Option<Arc<PageLog>>,
 }
 
 impl Page {
@@ -57,7 +61,19 @@ impl Page {
             world: Mutex::new(None),
             frames: Frames::default(),
             dialogs,
+            log: None,
         }
+    }
+
+    /// The page with its logs recorded (top pages; `enable` turns the domains on).
+    pub(crate) fn with_log(mut self) -> Self {
+        self.log = Some(PageLog::start(&self.client, &self.session));
+        self
+    }
+
+    /// The page's logs, when recorded.
+    pub(crate) fn log(&self) -> Option<&PageLog> {
+        self.log.as_deref()
     }
 
     /// The dialog state of this page's tab.
@@ -78,9 +94,23 @@ impl Page {
         &self.session
     }
 
-    /// Turns on the domains whose events we wait for.
+    /// Turns on the domains whose events we wait for (and, for a page whose logs are
+    /// recorded, Runtime and Network: all sent at once, so a page held at its start has them
+    /// on before its first script runs).
     pub(crate) async fn enable(&self, deadline: Deadline) -> CdpResult<()> {
-        match self.send(&PageEnable {}, deadline).await {
+        let logs = async {
+            if self.log.is_some() {
+                let (r, n) = tokio::join!(
+                    self.send(&RuntimeEnable {}, deadline),
+                    self.send(&NetworkEnable {}, deadline)
+                );
+                if let Err(e) = r.and(n) {
+                    tracing::debug!(error = %e, "page logs not enabled");
+                }
+            }
+        };
+        let (page, ()) = tokio::join!(self.send(&PageEnable {}, deadline), logs);
+        match page {
             // A dialog opened as the domain came on: the page is attached, and it is known.
             Err(CdpError::Dialog(_)) => Ok(()),
             r => r.map(|_| ()),

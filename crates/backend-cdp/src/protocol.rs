@@ -754,3 +754,78 @@ pub struct FullAxTree {
     pub nodes: Vec<serde::de::IgnoredAny>,
 }
 command!(GetFullAxTree, "Accessibility.getFullAXTree", FullAxTree);
+
+// ---- Logs, downloads, storage (`log.rs`, `downloads.rs`, `storage.rs`) ----
+
+/// `Runtime.enable`: console calls and uncaught exceptions are reported as events (the ones
+/// logged before it are replayed).
+#[derive(Serialize)]
+pub struct RuntimeEnable {}
+command!(RuntimeEnable, "Runtime.enable", Empty);
+
+/// `Network.enable`: requests of the page are reported as events.
+#[derive(Serialize)]
+pub struct NetworkEnable {}
+command!(NetworkEnable, "Network.enable", Empty);
+
+/// `Browser.setDownloadBehavior`: where downloads go, and whether `Browser.download*` events
+/// are sent (browser-level, no session).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetDownloadBehavior {
+    /// `allow` (into `download_path`, under the suggested name) or `default`.
+    pub behavior: &'static str,
+    /// The directory (absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub download_path: Option<String>,
+    /// Send `Browser.downloadWillBegin` / `downloadProgress`.
+    pub events_enabled: bool,
+}
+command!(SetDownloadBehavior, "Browser.setDownloadBehavior", Empty);
+
+/// `Storage.getCookies` (browser-level: every cookie of the default context).
+#[derive(Serialize)]
+pub struct GetCookies {}
+
+/// Reply of `Storage.getCookies`: cookies as CDP spells them (kept whole for the state file).
+#[derive(Debug, Deserialize)]
+pub struct Cookies {
+    /// The cookies.
+    #[serde(default)]
+    pub cookies: Vec<Value>,
+}
+command!(GetCookies, "Storage.getCookies", Cookies);
+
+/// `Storage.setCookies` (browser-level).
+#[derive(Serialize)]
+pub struct SetCookies {
+    /// `Network.CookieParam`s.
+    pub cookies: Vec<Value>,
+}
+command!(SetCookies, "Storage.setCookies", Empty);
+
+/// `Fetch.enable`: requests matching a pattern are paused (`Fetch.requestPaused`).
+#[derive(Serialize)]
+pub struct FetchEnable {
+    /// `{urlPattern}` objects.
+    pub patterns: Vec<Value>,
+}
+command!(FetchEnable, "Fetch.enable", Empty);
+
+/// `Fetch.disable`.
+#[derive(Serialize)]
+pub struct FetchDisable {}
+command!(FetchDisable, "Fetch.disable", Empty);
+
+/// `Fetch.fulfillRequest`: answers a paused request without the network.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FulfillRequest {
+    /// The paused request.
+    pub request_id: String,
+    /// HTTP status.
+    pub response_code: u16,
+    /// The body, base64.
+    pub body: String,
+}
+command!(FulfillRequest, "Fetch.fulfillRequest", Empty);

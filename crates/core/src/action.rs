@@ -44,13 +44,13 @@ pub enum Scalar {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RawStep {
-    /// Step kind; sets which fields apply.
+    /// Step kind.
     #[schemars(with = "ActionKind")]
     pub action: String,
     /// Element (@eN).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ElementRef>,
-    /// Image pixel (click, scroll, moveMouse, hover).
+    /// Image pixel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
     /// Image pixel.
@@ -60,7 +60,7 @@ pub struct RawStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Button>")]
     pub button: Option<String>,
-    /// Clicks, 1–3.
+    /// Clicks, 1-3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u8>,
     /// setText (replace) or typeText (insert).
@@ -78,10 +78,10 @@ pub struct RawStep {
     /// Steps (positive: down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_y: Option<i32>,
-    /// Drag points (2–50).
+    /// Drag points (2-50).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<Point>>,
-    /// wait: ms (0–30000).
+    /// wait: ms (0-30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
     /// setFiles: absolute file paths.

@@ -17,6 +17,7 @@ use crate::lane::InputLock;
 use crate::model::{Node, RawImage, RootInfo, Snapshot, TextSlice};
 use crate::outcome::StepReport;
 use crate::state::State;
+use crate::web::{Download, LogEntry, LogKind};
 
 /// The latest moment a call may finish.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -153,6 +154,14 @@ pub struct LaunchRequest {
     pub endpoint: Option<String>,
     /// The viewport of its pages in CSS pixels (width, height); `None`: the backend's default.
     pub size: Option<(u32, u32)>,
+    /// Where its downloads are saved; `None`: a directory under its profile.
+    pub downloads_dir: Option<std::path::PathBuf>,
+    /// A persistent profile the user owns (used, never deleted); `None`: a private one, removed
+    /// when the browser stops.
+    pub profile_dir: Option<std::path::PathBuf>,
+    /// Cookies and web storage to load before the first page (what
+    /// [`BrowserControl::storage_state`] returned).
+    pub storage_state: Option<serde_json::Value>,
 }
 
 /// Observation and action on roots.
@@ -301,6 +310,53 @@ pub trait BrowserControl: Send + Sync {
         let _ = (root, deadline);
         Err(Error::unsupported(
             "printing pages to PDF is not supported by this backend",
+        ))
+    }
+    /// The downloads of the browser of `root`, in the order they started.
+    async fn downloads(&self, root: &RootInfo, deadline: Deadline) -> Result<Vec<Download>> {
+        let _ = (root, deadline);
+        Err(Error::unsupported(
+            "downloads are not supported by this backend",
+        ))
+    }
+    /// Waits (until the deadline) until a download of the browser of `root` with a `seq` above
+    /// `after` has begun and none of those is running; returns them as they are then (running
+    /// ones too, when the deadline came first).
+    async fn settle_downloads(
+        &self,
+        root: &RootInfo,
+        after: u64,
+        deadline: Deadline,
+    ) -> Result<Vec<Download>> {
+        let _ = (root, after, deadline);
+        Err(Error::unsupported(
+            "downloads are not supported by this backend",
+        ))
+    }
+    /// The entries of one log of a page whose `seq` is above `since`, oldest first (a bounded
+    /// log: the oldest entries of a busy page are gone).
+    async fn log(
+        &self,
+        root: &RootInfo,
+        kind: LogKind,
+        since: u64,
+        deadline: Deadline,
+    ) -> Result<Vec<LogEntry>> {
+        let _ = (root, kind, since, deadline);
+        Err(Error::unsupported(
+            "page logs are not supported by this backend",
+        ))
+    }
+    /// The cookies of the browser of `root` and the local and session storage of the page's
+    /// origins, as JSON that [`LaunchRequest::storage_state`] loads again.
+    async fn storage_state(
+        &self,
+        root: &RootInfo,
+        deadline: Deadline,
+    ) -> Result<serde_json::Value> {
+        let _ = (root, deadline);
+        Err(Error::unsupported(
+            "saving browser state is not supported by this backend",
         ))
     }
     /// Stops the browsers this backend launched (never one it only attached to).

@@ -11,6 +11,7 @@
 //! - `outline`, `search`, `diff`: what a model reads: folded outlines, ranked matches, diffs.
 //! - `action`, `outcome`: steps and their evidence ([`Outcome`], [`Delivery`]).
 //! - `batch`: the one step runner ([`run_batch`]) and the backends' part of it ([`StepDriver`]).
+//! - `web`: what a browser keeps beside its pages: [`Download`]s and [`LogEntry`]s.
 //! - `error`: the published catalogue ([`ErrorCode`]) and [`Error`].
 //! - `backend`: the port ([`Backend`], [`BrowserControl`], [`ScreenControl`], [`Deadline`]).
 #![warn(missing_docs)]
@@ -33,6 +34,7 @@ pub mod search;
 pub mod state;
 pub mod store;
 mod vocab;
+pub mod web;
 
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -58,3 +60,4 @@ pub use outcome::{
 pub use state::{NewState, State};
 pub use store::{RootRegistry, StateStore};
 pub use vocab::{CapSet, Capability, Role, StateFlag, StateSet};
+pub use web::{Download, DownloadState, LogEntry, LogKind};

@@ -19,11 +19,13 @@
 //!
 //! Results (hosts validate `structuredContent` against them; the text content is what the
 //! model reads, and each tool's description says what it returns):
-//! - the top level lists every field with its type (`null` only where a present field can be
-//!   null) and its enum values; what is inside a field's object or array is left open, and
-//!   descriptions and `required` go. Measured on the 13 tools: ~870 cl100k tokens, against
-//!   ~7,000 for the full schemas without descriptions and ~11,000 with them, which alone would
-//!   be twice the whole tool list's budget (5,000). Every real result validates against it.
+//! - the top level lists every field by name, with its enum values where it has a closed set
+//!   (`outcome`); its type and what is inside it are left open, and descriptions and
+//!   `required` go. Measured on the 13 tools: ~870 cl100k tokens with each field's type,
+//!   against ~7,000 for the full schemas without descriptions and ~11,000 with them, which
+//!   alone would be twice the whole tool list's budget (5,000); on 17 tools the types alone
+//!   were ~480 tokens of 5,735 (issue 16 added browser_log and save_browser_state), so they
+//!   went too. Every real result validates against it.
 
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
@@ -84,26 +86,15 @@ pub(crate) fn output<T: JsonSchema>() -> Value {
     v
 }
 
-/// A top-level result field reduced to its shape: type and enum values (also of each
-/// alternative); what is inside an object or array is left open.
+/// A top-level result field reduced to what a host can check cheaply: its enum values when it
+/// has a closed set (`outcome`, `kind`), else nothing (any value).
 fn shape(v: &Value) -> Value {
-    let Some(o) = v.as_object() else {
-        return v.clone();
-    };
     let mut out = Map::new();
-    for (k, x) in o {
-        match k.as_str() {
-            "type" | "enum" | "const" => {
-                out.insert(k.clone(), x.clone());
+    if let Some(o) = v.as_object() {
+        for k in ["enum", "const"] {
+            if let Some(x) = o.get(k) {
+                out.insert(k.to_string(), x.clone());
             }
-            "anyOf" | "oneOf" => {
-                let alts = x
-                    .as_array()
-                    .map(|a| a.iter().map(shape).collect())
-                    .unwrap_or_default();
-                out.insert(k.clone(), Value::Array(alts));
-            }
-            _ => {}
         }
     }
     Value::Object(out)
@@ -244,13 +235,13 @@ mod tests {
     }
 
     #[test]
-    fn result_fields_keep_type_and_enum_only() {
+    fn result_fields_keep_their_enum_only() {
         let v = json!({"description": "d", "type": ["object", "null"], "properties": {
             "a": {"type": "array", "items": {"type": "string"}}
         }, "required": ["a"]});
-        assert_eq!(shape(&v), json!({"type": ["object", "null"]}));
+        assert_eq!(shape(&v), json!({}));
         let e = json!({"description": "d", "type": "string", "enum": ["x", "y"]});
-        assert_eq!(shape(&e), json!({"type": "string", "enum": ["x", "y"]}));
+        assert_eq!(shape(&e), json!({"enum": ["x", "y"]}));
     }
 
     #[test]

@@ -574,6 +574,7 @@ const ACTING_TOOLS: &[&str] = &[
     "navigate_browser",
     "evaluate_browser",
     "save_pdf",
+    "save_browser_state",
 ];
 
 /// Tools that only read (observing, searching, waiting, capturing).
@@ -585,6 +586,7 @@ const READING_TOOLS: &[&str] = &[
     "inspect_ui",
     "read_text",
     "wait_for",
+    "browser_log",
     "desktop_screenshot",
 ];
 

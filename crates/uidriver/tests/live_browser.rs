@@ -319,11 +319,25 @@ fn serve(page: fn(&str, u16) -> Option<String>) -> u16 {
                     None => ("404 Not Found", String::new()),
                 };
                 let mut s = reader.into_inner();
+                // Under /files/: a CSV download (`/files/slow-…` sends its body 7 s after its
+                // headers, so the act that starts it ends before it does).
+                let (ctype, extra) = match path.strip_prefix("/files/") {
+                    Some(name) => (
+                        "text/csv",
+                        format!("Content-Disposition: attachment; filename=\"{name}\"\r\n"),
+                    ),
+                    None => ("text/html", String::new()),
+                };
                 let _ = write!(
-                s,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+                    s,
+                    "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.flush();
+                if path.starts_with("/files/slow") {
+                    std::thread::sleep(Duration::from_secs(7));
+                }
+                let _ = s.write_all(body.as_bytes());
             });
         }
     });
@@ -717,6 +731,337 @@ fn a_cross_site_link_keeps_the_root_and_save_pdf_writes_its_text() {
             assert_eq!(relative.structured["error"]["code"], "invalid_args");
             std::fs::remove_dir_all(&dir).unwrap();
             svc.shutdown().await;
+        })
+        .await
+        .expect("test timed out");
+    });
+}
+
+/// The pages of the download, log and storage tests (issue 16.4-6).
+fn shop_site(path: &str, _port: u16) -> Option<String> {
+    match path {
+        "/shop.html" => Some(
+            r#"<!doctype html><title>Shop</title>
+<a href="/files/report.csv">Export CSV</a>
+<a href="/files/slow-export.csv">Export all</a>
+<button onclick="console.warn('low stock:', 3, 'left'); fetch('http://127.0.0.1:1/nope').catch(() => {})">Check stock</button>
+<button onclick="setTimeout(() => { throw new Error('boom in handler') }, 0)">Break</button>"#
+                .into(),
+        ),
+        "/files/report.csv" => Some(REPORT.into()),
+        "/files/slow-export.csv" => Some("id,qty\n1,5\n2,7\n".into()),
+        "/app.html" => Some(
+            r#"<!doctype html><title>App</title><p id="out"></p>
+<button onclick="localStorage.setItem('theme', 'dark'); sessionStorage.setItem('tab', 'two'); document.cookie = 'sid=abc123; max-age=3600; path=/'; out.textContent = 'remembered'">Remember</button>
+<script>out.textContent = 'theme ' + (localStorage.getItem('theme') || 'none') + ', tab ' + (sessionStorage.getItem('tab') || 'none') + ', cookie ' + (document.cookie || 'none');</script>"#
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// A directory of its own for one test, removed when it ends.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("uidriver-web-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A service over a CDP backend whose browsers are headless.
+fn headless_service() -> Service {
+    let cdp = Arc::new(CdpBackend::new(CdpConfig {
+        headless: Some(true),
+        ..CdpConfig::default()
+    }));
+    Service::new(
+        vec![cdp as Arc<dyn Backend>],
+        vec![],
+        ServiceConfig::default(),
+    )
+}
+
+const REPORT: &str = "sku,stock\nA-1,3\nB-2,0\n";
+
+/// Presses the control named `label` in a new state of `page`; the act's result.
+async fn press(svc: &Service, page: &str, label: &str) -> ToolResult {
+    let s = ok(svc, "observe_ui", json!({ "root": page })).await["stateId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let control = find(svc, &s, label).await;
+    let r = call(
+        svc,
+        "act_ui",
+        json!({ "stateId": s, "actions": [{ "action": "press", "ref": control }] }),
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.text);
+    r
+}
+
+/// Polls browser_log until an entry satisfies `want` (5 s); that entry.
+async fn log_entry(svc: &Service, page: &str, kind: &str, want: impl Fn(&Value) -> bool) -> Value {
+    let t = std::time::Instant::now();
+    loop {
+        let r = call(svc, "browser_log", json!({ "root": page, "kind": kind })).await;
+        assert!(!r.is_error, "{}", r.text);
+        if let Some(e) = r.structured["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| want(e))
+        {
+            assert!(
+                r.text.contains("untrusted data") && r.text.contains("<<<log"),
+                "{}",
+                r.text
+            );
+            return e.clone();
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "no such {kind} entry:\n{}",
+            r.text
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Issue 16.4 and 16.5 against the test's own server: a link to a CSV download reports the
+/// saved file (path in the downloads directory, size, MIME type) in the act that started it,
+/// and the file holds the server's bytes; a download still running when the act ends is
+/// reported so and `wait_for {download: true}` waits for it; `console.warn`, a failed fetch
+/// and an uncaught error appear in browser_log, fenced as page text, paged by `since`.
+#[test]
+fn downloads_are_reported_and_page_logs_read() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let port = serve(shop_site);
+            let dir = TempDir::new();
+            let svc = headless_service();
+            let launched = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": format!("http://127.0.0.1:{port}/shop.html"), "headless": true,
+                        "downloadsDir": dir.path() }),
+            )
+            .await;
+            let page = launched["roots"][0]["ref"].as_str().unwrap().to_string();
+
+            let act = press(&svc, &page, "Export CSV").await;
+            let d = &act.structured["downloads"][0];
+            assert_eq!(d["state"], "completed", "{}", act.text);
+            let saved = dir.path().join("report.csv");
+            assert_eq!(d["path"], saved.display().to_string(), "{}", act.text);
+            assert_eq!(d["bytes"], REPORT.len());
+            assert_eq!(d["mime"], "text/csv");
+            assert!(act.text.contains("download \""), "{}", act.text);
+            assert_eq!(std::fs::read_to_string(&saved).unwrap(), REPORT);
+
+            let act = press(&svc, &page, "Export all").await;
+            let d = &act.structured["downloads"][0];
+            assert_eq!(d["state"], "running", "{}", act.text);
+            assert!(
+                act.text.contains("wait_for {download: true}"),
+                "{}",
+                act.text
+            );
+            let w = ok(
+                &svc,
+                "wait_for",
+                json!({ "root": page, "download": true, "timeoutMs": 20000 }),
+            )
+            .await;
+            let d = &w["downloads"][0];
+            assert_eq!(d["state"], "completed", "{w}");
+            let slow = dir.path().join("slow-export.csv");
+            assert_eq!(
+                std::fs::read_to_string(&slow).unwrap(),
+                "id,qty\n1,5\n2,7\n"
+            );
+            assert_eq!(d["bytes"], 15);
+
+            press(&svc, &page, "Check stock").await;
+            let warn = log_entry(&svc, &page, "console", |e| e["level"] == "warn").await;
+            assert_eq!(warn["text"], "low stock: 3 left", "{warn}");
+            assert!(
+                warn["source"].as_str().unwrap().contains("/shop.html:"),
+                "{warn}"
+            );
+            let failed = log_entry(&svc, &page, "network", |e| {
+                e["url"] == "http://127.0.0.1:1/nope"
+            })
+            .await;
+            assert!(
+                failed["failed"].as_str().unwrap().starts_with("net::ERR_"),
+                "{failed}"
+            );
+            // The page's own load is there too, with its status and size.
+            let shop = log_entry(&svc, &page, "network", |e| {
+                e["url"].as_str().unwrap().ends_with("/shop.html")
+            })
+            .await;
+            assert_eq!(shop["status"], 200, "{shop}");
+            assert_eq!(shop["method"], "GET");
+            // Paged by seq: nothing after the newest.
+            let r = ok(
+                &svc,
+                "browser_log",
+                json!({ "root": page, "kind": "console", "since": warn["seq"] }),
+            )
+            .await;
+            assert_eq!(r["entries"].as_array().unwrap().len(), 0, "{r}");
+
+            press(&svc, &page, "Break").await;
+            let err = log_entry(&svc, &page, "errors", |e| {
+                e["text"].as_str().unwrap().contains("boom in handler")
+            })
+            .await;
+            assert!(
+                err["text"].as_str().unwrap().starts_with("Uncaught Error"),
+                "{err}"
+            );
+            svc.shutdown().await;
+        })
+        .await
+        .expect("test timed out");
+    });
+}
+
+/// Issue 16.6: storage saved from one browser (a cookie, local and session storage set by the
+/// page) is loaded into a new browser launched with `storageState`, where the page reads it
+/// back; the state file is owner-only. A `profileDir` browser keeps its profile, which the next
+/// launch with it reads.
+#[test]
+fn saved_storage_loads_into_a_new_browser_and_a_profile_dir_is_kept() {
+    if !chromium() {
+        panic!("Chromium is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(150), async {
+            use std::os::unix::fs::PermissionsExt;
+            let port = serve(shop_site);
+            let app = format!("http://127.0.0.1:{port}/app.html");
+            let dir = TempDir::new();
+            let svc = headless_service();
+            let first = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": app, "headless": true }),
+            )
+            .await;
+            let page = first["roots"][0]["ref"].as_str().unwrap().to_string();
+            assert!(look(&svc, &page)
+                .await
+                .text
+                .contains("theme none, tab none, cookie none"));
+            press(&svc, &page, "Remember").await;
+            let file = dir.path().join("state.json");
+            let saved = ok(
+                &svc,
+                "save_browser_state",
+                json!({ "root": page, "path": file }),
+            )
+            .await;
+            assert_eq!(saved["cookies"], 1, "{saved}");
+            let origin = format!("http://127.0.0.1:{port}");
+            assert_eq!(saved["origins"], json!([origin]));
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+            let state: Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            assert_eq!(state["cookies"][0]["name"], "sid");
+            assert_eq!(
+                state["origins"][0]["localStorage"],
+                json!([{ "name": "theme", "value": "dark" }])
+            );
+            assert_eq!(
+                state["origins"][0]["sessionStorage"],
+                json!([{ "name": "tab", "value": "two" }])
+            );
+
+            // A new browser, its storage loaded before its first page.
+            let second = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": app, "headless": true, "storageState": file }),
+            )
+            .await;
+            let page2 = second["roots"][0]["ref"].as_str().unwrap().to_string();
+            assert_ne!(page2, page);
+            let o = look(&svc, &page2).await;
+            assert!(
+                o.text.contains("theme dark, tab two, cookie sid=abc123"),
+                "{}",
+                o.text
+            );
+            let bad = call(
+                &svc,
+                "launch_browser",
+                json!({ "headless": true, "storageState": "state.json" }),
+            )
+            .await;
+            assert_eq!(
+                bad.structured["error"]["code"], "invalid_args",
+                "{}",
+                bad.text
+            );
+            svc.shutdown().await;
+
+            // A persistent profile: kept after the browser stops, read by the next launch.
+            let profile = dir.path().join("profile");
+            let svc = headless_service();
+            let p = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": app, "headless": true, "profileDir": profile }),
+            )
+            .await;
+            let page = p["roots"][0]["ref"].as_str().unwrap().to_string();
+            press(&svc, &page, "Remember").await;
+            svc.shutdown().await;
+            assert!(profile.join("Default").is_dir(), "the profile was removed");
+            let svc = headless_service();
+            let p = ok(
+                &svc,
+                "launch_browser",
+                json!({ "url": app, "headless": true, "profileDir": profile }),
+            )
+            .await;
+            let page = p["roots"][0]["ref"].as_str().unwrap().to_string();
+            let o = look(&svc, &page).await;
+            assert!(o.text.contains("theme dark"), "{}", o.text);
+            svc.shutdown().await;
+            assert!(profile.join("Default").is_dir());
         })
         .await
         .expect("test timed out");

@@ -24,6 +24,7 @@ fn two_browsers_closed_page_and_killed_browser() {
                 headless: true,
                 endpoint: None,
                 size: None,
+                ..LaunchRequest::default()
             };
             let second = b
                 .launch(headless_at(env.server.url("/a.html")), deadline())
@@ -149,6 +150,7 @@ fn launch_failure_is_backend_unavailable() {
                     headless: true,
                     endpoint: None,
                     size: None,
+                    ..LaunchRequest::default()
                 },
                 deadline(),
             )
@@ -164,6 +166,7 @@ fn launch_failure_is_backend_unavailable() {
                     headless: true,
                     endpoint: None,
                     size: None,
+                    ..LaunchRequest::default()
                 },
                 deadline(),
             )

@@ -189,6 +189,7 @@ fn attached_browser_is_listed_and_left_running() {
                         headless: true,
                         endpoint: Some(format!("http://127.0.0.1:{port}")),
                         size: None,
+                        ..LaunchRequest::default()
                     },
                     deadline(),
                 )

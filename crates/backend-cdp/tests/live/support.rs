@@ -190,6 +190,7 @@ impl Env {
                     headless: true,
                     endpoint: None,
                     size: None,
+                    ..LaunchRequest::default()
                 },
                 deadline(),
             )

@@ -181,6 +181,7 @@ fn a_launch_with_a_size_gets_that_viewport() {
                     headless: true,
                     endpoint: None,
                     size: Some((800, 600)),
+                    ..LaunchRequest::default()
                 },
                 deadline(),
             )

@@ -30,12 +30,13 @@ use crate::{Service, ToolResult};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Args {
-    /// State (sN) of the refs and x/y.
+    /// State (sN).
     pub state_id: StateId,
     /// Steps, in order.
     pub actions: Vec<RawStep>,
-    /// Postcondition to await (as in wait_for).
+    /// Postcondition to await: wait_for's text, role, value, ref, scopeRef, gone; timeoutMs (default 3000, max 30000).
     #[serde(default)]
+    #[schemars(schema_with = "expect_schema")]
     pub expect: Option<Expect>,
     /// No pointer, key or focus input (fails unsent).
     #[serde(default)]
@@ -43,6 +44,13 @@ pub struct Args {
     /// ms (default 30000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+/// `expect`'s schema: an object whose fields are wait_for's, named in the description rather
+/// than listed again (~117 cl100k tokens of the tool list; the decoder still rejects an
+/// unknown field, naming it).
+fn expect_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
 }
 
 /// The structured result of `act_ui`.
@@ -74,6 +82,9 @@ pub struct Output {
     /// Changes from the base state to the successor, counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffCounts>,
+    /// Downloads the steps started (browser pages).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<uidriver_core::Download>,
     /// The error of the step (or postcondition) that did not work.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Error>,
@@ -148,6 +159,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     guard.check(base.epoch)?;
     frame_lease(svc, &base, &steps, deadline).await?;
     let before = svc.app_roots(&info, deadline).await;
+    let downloads_before = last_download(svc, &info, deadline).await;
     let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
     crate::call::doing(format!("act_ui: {} steps in {}", steps.len(), info.app));
     // Under the call's cancellation: the runner refuses every step after it (the safe point).
@@ -198,7 +210,17 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     )
     .await?;
     drop(guard);
-    Ok(render(
+    // The backend waited (briefly) for downloads the steps started; they are reported as
+    // they are now, running ones too.
+    let downloads = match (downloads_before, svc.browser()) {
+        (Some(n), Ok(bc)) => bc
+            .downloads(&info, deadline.cap(Duration::from_secs(2)))
+            .await
+            .map(|l| l.into_iter().filter(|d| d.seq > n).collect())
+            .unwrap_or_default(),
+        _ => vec![],
+    };
+    let mut result = render(
         svc,
         &a,
         &base,
@@ -209,7 +231,41 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         after.verdict,
         &before,
         &after.roots,
-    ))
+    );
+    if !downloads.is_empty() {
+        let lines: Vec<String> = downloads
+            .iter()
+            .map(crate::tools::wait_for::download_line)
+            .collect();
+        // After the verdict line and the step lines.
+        let at = result
+            .text
+            .match_indices('\n')
+            .nth(reports.len())
+            .map(|(i, _)| i + 1)
+            .unwrap_or(result.text.len());
+        let mut text = result.text[..at].to_string();
+        text.push_str(&lines.join("\n"));
+        text.push('\n');
+        text.push_str(&result.text[at..]);
+        result.text = text;
+        result.structured["downloads"] = serde_json::to_value(&downloads).unwrap_or_default();
+    }
+    Ok(result)
+}
+
+/// The `seq` of the last download of a browser page's browser (None: not a page, or its
+/// backend has no downloads), so the downloads an act starts can be told apart.
+async fn last_download(svc: &Service, info: &RootInfo, deadline: Deadline) -> Option<u64> {
+    if info.kind != RootKind::BrowserPage {
+        return None;
+    }
+    let bc = svc.browser().ok()?;
+    let list = bc
+        .downloads(info, deadline.cap(Duration::from_secs(2)))
+        .await
+        .ok()?;
+    Some(list.last().map(|d| d.seq).unwrap_or(0))
 }
 
 /// Every ref the call names is of its base state, and coordinates have an image to be of.
@@ -472,6 +528,7 @@ fn render(
         }),
         successor: successor.map(state_out),
         diff: None,
+        downloads: vec![],
         error: None,
     };
 

@@ -1,10 +1,12 @@
 //! `launch_browser`, `navigate_browser`, `evaluate_browser`: browser pages as roots.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use uidriver_core::outline::quote;
 use uidriver_core::{
     BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation, RootInfo, RootRef,
     StateId,
@@ -34,6 +36,15 @@ pub struct LaunchArgs {
     /// Viewport, e.g. 1024x768.
     #[serde(default)]
     pub size: Option<String>,
+    /// Downloads folder (default: in profile).
+    #[serde(default)]
+    pub downloads_dir: Option<String>,
+    /// Persistent profile (kept).
+    #[serde(default)]
+    pub profile_dir: Option<String>,
+    /// save_browser_state file to load.
+    #[serde(default)]
+    pub storage_state: Option<String>,
 }
 
 /// Arguments of `navigate_browser`: exactly one of url, back, forward, reload; or newTab with url.
@@ -143,6 +154,43 @@ fn parse_size(s: &str) -> Result<(u32, u32), Error> {
     Ok((px(w).ok_or_else(bad)?, px(h).ok_or_else(bad)?))
 }
 
+/// An absolute directory path: existing, or (`may_create`) one whose parent exists.
+fn absolute_dir(field: &str, p: &str, may_create: bool) -> Result<PathBuf, Error> {
+    let path = PathBuf::from(p);
+    let shown = quote(p, 200);
+    if !path.is_absolute() {
+        return Err(Error::invalid(
+            field,
+            format!("{shown} is not an absolute path"),
+        ));
+    }
+    let ok =
+        path.is_dir() || (may_create && !path.exists() && path.parent().is_some_and(Path::is_dir));
+    if !ok {
+        return Err(Error::invalid(
+            field,
+            format!("{shown} is not an existing directory"),
+        ));
+    }
+    Ok(path)
+}
+
+/// A state file written by save_browser_state, read and parsed.
+fn read_state_file(p: &str) -> Result<Value, Error> {
+    let shown = quote(p, 200);
+    let bad = |why: String| Error::invalid("storageState", format!("{shown}: {why}"));
+    if !Path::new(p).is_absolute() {
+        return Err(bad("not an absolute path".into()));
+    }
+    let meta = std::fs::metadata(p).map_err(|e| bad(e.to_string()))?;
+    // Cookies and storage of a few sites are kilobytes; a file this large is not one.
+    if meta.len() > 16 << 20 {
+        return Err(bad("larger than 16 MiB".into()));
+    }
+    let text = std::fs::read_to_string(p).map_err(|e| bad(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| bad(format!("not JSON ({e})")))
+}
+
 pub(crate) fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
     svc.browser()
 }
@@ -192,6 +240,27 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
         }
     }
     let size = a.size.as_deref().map(parse_size).transpose()?;
+    let downloads_dir = a
+        .downloads_dir
+        .as_deref()
+        .map(|d| absolute_dir("downloadsDir", d, false))
+        .transpose()?;
+    let profile_dir = a
+        .profile_dir
+        .as_deref()
+        .map(|d| absolute_dir("profileDir", d, true))
+        .transpose()?;
+    if a.endpoint.is_some() && (profile_dir.is_some() || a.storage_state.is_some()) {
+        return Err(Error::invalid(
+            "endpoint",
+            "profileDir and storageState are for a browser uidriver launches",
+        ));
+    }
+    let storage_state = a
+        .storage_state
+        .as_deref()
+        .map(read_state_file)
+        .transpose()?;
     let bc = browser_control(svc)?;
     let deadline = Deadline::after(Duration::from_secs(30));
     let pages = bc
@@ -203,6 +272,9 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
                     .unwrap_or_else(|| std::env::var_os("DISPLAY").is_none()),
                 endpoint: a.endpoint.clone(),
                 size,
+                downloads_dir,
+                profile_dir,
+                storage_state,
             },
             deadline,
         )

@@ -67,7 +67,7 @@ pub struct DesktopAction {
     /// left (default), right, middle.
     #[serde(default)]
     pub button: Option<String>,
-    /// Clicks, 1–3.
+    /// Clicks, 1-3.
     #[serde(default)]
     pub count: Option<u8>,
     /// Wheel steps (positive: right).
@@ -82,7 +82,7 @@ pub struct DesktopAction {
     /// For typeText.
     #[serde(default)]
     pub text: Option<String>,
-    /// Chords: "ctrl+s", "ctrl+a Delete" or a list; one for keyDown/keyUp.
+    /// Chords as in act_ui; one for keyDown/keyUp.
     #[serde(default)]
     pub keys: Option<Keys>,
 }
@@ -97,7 +97,7 @@ pub struct InputArgs {
     /// Up to 50 events, in order.
     #[serde(default)]
     pub actions: Vec<DesktopAction>,
-    /// First bring this app forward (launching it).
+    /// App to bring forward first.
     #[serde(default)]
     pub activate_app: Option<String>,
     /// Set the clipboard first.

@@ -4,6 +4,7 @@
 
 mod act_ui;
 mod browser;
+mod browser_log;
 mod close_root;
 mod desktop;
 mod expand_ui;
@@ -11,6 +12,7 @@ mod find_roots;
 mod inspect_ui;
 mod observe_ui;
 mod read_text;
+mod save_browser_state;
 mod save_pdf;
 mod search_ui;
 mod wait_for;
@@ -118,7 +120,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "find_roots",
         title: "Find windows and pages",
-        description: "Windows, dialogs, menus, popovers, pages as roots (@rN, stable for the daemon's life), best first. Start here.",
+        description: "Windows, dialogs, menus, popovers, pages as roots (@rN), best first. Start here.",
         hints: READ,
         schema: input::<find_roots::Args>,
         output_schema: output::<find_roots::Output>,
@@ -158,7 +160,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "act_ui",
         title: "Act on elements",
-        description: "Run 1-20 steps on a state, stopping at the first failure; semantic first, physical only if allowed. Reports each step's outcome, grounding, delivery, verification; the successor (diff), expect verdict, root changes.",
+        description: "Run 1-20 steps on a state, stopping at the first failure. Reports each step's outcome and evidence, the successor (diff), expect verdict, root changes.",
         hints: WRITE,
         schema: input::<act_ui::Args>,
         output_schema: output::<act_ui::Output>,
@@ -174,7 +176,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "wait_for",
         title: "Wait for a condition",
-        description: "Wait until text, a role or a value appears (gone: disappears) in a root; returns the state where it held.",
+        description: "Wait until text, a role or a value appears (gone: disappears) in a root, or a download ends.",
         hints: READ,
         schema: input::<wait_for::Args>,
         output_schema: output::<wait_for::Output>,
@@ -182,7 +184,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "close_root",
         title: "Close a window or page",
-        description: "Ask a window or page to close (never kills); says if it went or what asks first (a \"Save changes?\" root).",
+        description: "Ask a window or page to close (never kills); says if it went or which root asks first.",
         hints: WRITE,
         schema: input::<close_root::Args>,
         output_schema: output::<close_root::Output>,
@@ -190,7 +192,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "launch_browser",
         title: "Launch or attach a browser",
-        description: "Start Chromium (private profile, loopback DevTools) or attach to a CDP endpoint; its pages are roots.",
+        description: "Start Chromium (private profile) or attach to a CDP endpoint; its pages are roots.",
         hints: Hints {
             read_only: false,
             destructive: false,
@@ -202,7 +204,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "navigate_browser",
         title: "Navigate a page",
-        description: "Load a URL (page or new tab) or go back/forward/reload; waits for load; a new state (older go stale).",
+        description: "Load a URL (or new tab), back, forward or reload; waits for load; a new state (older go stale).",
         hints: WEB_WRITE,
         schema: input::<browser::NavigateArgs>,
         output_schema: output::<observe_ui::Output>,
@@ -228,6 +230,30 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<save_pdf::Output>,
     },
     ToolDef {
+        name: "browser_log",
+        title: "Read a page log",
+        description: "A page's console messages, uncaught errors or requests (status, size, ms) after seq since.",
+        hints: Hints {
+            read_only: true,
+            destructive: false,
+            open_world: true,
+        },
+        schema: input::<browser_log::Args>,
+        output_schema: output::<browser_log::Output>,
+    },
+    ToolDef {
+        name: "save_browser_state",
+        title: "Save cookies and storage",
+        description: "Save cookies and local/session storage to a JSON file (for launch_browser storageState).",
+        hints: Hints {
+            read_only: false,
+            destructive: false,
+            open_world: false,
+        },
+        schema: input::<save_browser_state::Args>,
+        output_schema: output::<save_browser_state::Output>,
+    },
+    ToolDef {
         name: "desktop_screenshot",
         title: "Screenshot the desktop",
         description: "Screen image (fit to 1366x768) as frame fN, optionally OCR'd; for apps without accessibility.",
@@ -238,7 +264,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "desktop_input",
         title: "Raw desktop input",
-        description: "Raw input at pixels of a desktop_screenshot frame (gui_frame_stale if a window under a point moved), activateApp, clipboard (untrusted text); then a new screenshot.",
+        description: "Raw input at pixels of a desktop_screenshot frame, activateApp, clipboard (untrusted text); then a new screenshot.",
         hints: WRITE,
         schema: input::<desktop::InputArgs>,
         output_schema: output::<desktop::InputOutput>,
@@ -354,12 +380,14 @@ pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
         "inspect_ui" => decode::<inspect_ui::Args>(args).map(drop),
         "act_ui" => act_ui::check(&decode(args)?).map(drop),
         "read_text" => decode::<read_text::Args>(args).map(drop),
-        "wait_for" => wait_for::expect_of(&decode(args)?).map(drop),
+        "wait_for" => wait_for::check(&decode(args)?).map(drop),
         "close_root" => decode::<close_root::Args>(args).map(drop),
         "launch_browser" => decode::<browser::LaunchArgs>(args).map(drop),
         "navigate_browser" => decode::<browser::NavigateArgs>(args).map(drop),
         "evaluate_browser" => decode::<browser::EvaluateArgs>(args).map(drop),
         "save_pdf" => decode::<save_pdf::Args>(args).map(drop),
+        "browser_log" => decode::<browser_log::Args>(args).map(drop),
+        "save_browser_state" => decode::<save_browser_state::Args>(args).map(drop),
         "desktop_screenshot" => decode::<desktop::ScreenshotArgs>(args).map(drop),
         "desktop_input" => {
             desktop::plan(&decode::<desktop::InputArgs>(args)?.actions, None).map(drop)
@@ -395,6 +423,8 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "navigate_browser" => browser::navigate(svc, decode(args)?).await,
         "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
         "save_pdf" => save_pdf::run(svc, decode(args)?).await,
+        "browser_log" => browser_log::run(svc, decode(args)?).await,
+        "save_browser_state" => save_browser_state::run(svc, decode(args)?).await,
         "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
         "desktop_input" => desktop::input(svc, decode(args)?).await,
         other => Err(unknown_tool(other)),

@@ -53,7 +53,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let pdf = bc.print_pdf(&info, deadline).await;
     drop(guard);
     let pdf = pdf?;
-    write(&path, &pdf, a.overwrite)?;
+    write(&path, &pdf, a.overwrite, 0o644)?;
     let shown = quote(&a.path, 200);
     Ok(ToolResult::ok(
         format!("saved {r} as PDF to {shown} ({} bytes)\n", pdf.len()),
@@ -67,7 +67,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
 
 /// The path, if it may be written: absolute, in an existing directory, not a directory, and
 /// absent unless `overwrite`.
-fn check_path(p: &str, overwrite: bool) -> Result<PathBuf, Error> {
+pub(crate) fn check_path(p: &str, overwrite: bool) -> Result<PathBuf, Error> {
     let path = PathBuf::from(p);
     let bad = |why: &str| Error::invalid("path", format!("{} {why}", quote(p, 200)));
     if !path.is_absolute() {
@@ -84,11 +84,12 @@ fn check_path(p: &str, overwrite: bool) -> Result<PathBuf, Error> {
     }
 }
 
-/// Writes the PDF; without `overwrite` the file is created only if still absent (a file that
-/// appeared since the check is not replaced).
-fn write(path: &Path, pdf: &[u8], overwrite: bool) -> Result<(), Error> {
+/// Writes the file (created with `mode`, less the umask); without `overwrite` it is created
+/// only if still absent (a file that appeared since the check is not replaced).
+pub(crate) fn write(path: &Path, pdf: &[u8], overwrite: bool, mode: u32) -> Result<(), Error> {
+    use std::os::unix::fs::OpenOptionsExt;
     let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
+    opts.write(true).mode(mode);
     if overwrite {
         opts.create(true).truncate(true);
     } else {
@@ -125,9 +126,9 @@ mod tests {
         assert!(e.message.contains("exists"), "{}", e.message);
         assert!(check_path(new.to_str().unwrap(), true).is_ok());
         // The write does not replace a file that appeared after the check.
-        assert!(write(&new, b"%PDF", false).is_err());
+        assert!(write(&new, b"%PDF", false, 0o644).is_err());
         assert_eq!(std::fs::read(&new).unwrap(), b"old");
-        write(&new, b"%PDF", true).unwrap();
+        write(&new, b"%PDF", true, 0o644).unwrap();
         assert_eq!(std::fs::read(&new).unwrap(), b"%PDF");
         for bad in ["a.pdf", "/no/such/dir/a.pdf", dir.to_str().unwrap()] {
             let e = check_path(bad, true).unwrap_err();

@@ -17,7 +17,7 @@ use crate::{Service, ToolResult};
 pub struct Args {
     /// State (sN).
     pub state_id: StateId,
-    /// Text (case-insensitive; OCR text too).
+    /// Text (any case; OCR too).
     #[serde(default)]
     pub text: Option<String>,
     /// Only these roles (or one).

@@ -1,16 +1,18 @@
 //! `wait_for`: wait until a condition holds in a root, re-observing only when the backend
 //! reports a change (accessibility or page events) or at a bounded re-check interval. The lane
 //! is held only while looking, never while waiting, so acts on the same app are not blocked.
+//! `download: true` waits instead for a browser's download to finish (no look, no lane).
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use uidriver_core::outline::describe;
+use uidriver_core::outline::{describe, quote};
 use uidriver_core::search::{search, Query};
 use uidriver_core::{
-    Deadline, ElementRef, Error, ErrorCode, Expect, Role, RootRef, State, StateId,
+    Deadline, Download, DownloadState, ElementRef, Error, ErrorCode, Expect, Role, RootRef, State,
+    StateId,
 };
 
 use crate::look::{LookSpec, Mode};
@@ -36,7 +38,7 @@ pub struct Args {
     /// Role to appear (see search_ui).
     #[serde(default)]
     pub role: Option<String>,
-    /// Value ref (or any element) must have.
+    /// Value to have.
     #[serde(default)]
     pub value: Option<String>,
     /// Element (@eN) to check.
@@ -48,6 +50,9 @@ pub struct Args {
     /// Wait for it to be false.
     #[serde(default)]
     pub gone: bool,
+    /// Instead: a download to finish.
+    #[serde(default)]
+    pub download: bool,
     /// ms (default 10000, max 120000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -69,6 +74,88 @@ pub struct Output {
     /// The state where it held.
     #[serde(flatten)]
     pub state: Option<StateOut>,
+    /// The downloads that finished (download: true).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<Download>,
+}
+
+/// The checks that need no live look: a download wait names nothing else; any other wait a
+/// valid condition (returned).
+pub(crate) fn check(a: &Args) -> Result<Option<Expect>, Error> {
+    if !a.download {
+        return expect_of(a).map(Some);
+    }
+    let other = a.text.is_some()
+        || a.role.is_some()
+        || a.value.is_some()
+        || a.target.is_some()
+        || a.scope_ref.is_some()
+        || a.gone;
+    if other {
+        return Err(Error::invalid(
+            "download",
+            "a download wait takes only root or stateId and timeoutMs",
+        ));
+    }
+    Ok(None)
+}
+
+/// `wait_for {download: true}`: the downloads running in the page's browser, or else the next
+/// one, waited for until none is running.
+async fn download(svc: &Service, a: &Args, timeout: u64) -> Result<ToolResult, Error> {
+    let (r, info) = crate::tools::browser::page_root(svc, a.root, a.state_id)?;
+    let bc = crate::tools::browser::browser_control(svc)?;
+    let deadline = Deadline::after(Duration::from_millis(timeout));
+    crate::call::doing(format!("wait_for: a download of {r}"));
+    let now = bc.downloads(&info, deadline).await?;
+    let after = now
+        .iter()
+        .filter(|d| d.state == DownloadState::Running)
+        .map(|d| d.seq - 1)
+        .min()
+        .unwrap_or_else(|| now.last().map(|d| d.seq).unwrap_or(0));
+    let got = bc.settle_downloads(&info, after, deadline).await?;
+    if got.is_empty() || got.iter().any(|d| d.state == DownloadState::Running) {
+        let what = if got.is_empty() {
+            "no download began"
+        } else {
+            "a download is still running"
+        };
+        return Err(
+            Error::new(ErrorCode::Timeout, format!("{what} within {timeout} ms"))
+                .with_details(json!({ "downloads": got })),
+        );
+    }
+    let mut text = String::new();
+    for d in &got {
+        text.push_str(&download_line(d));
+        text.push('\n');
+    }
+    let out = Output {
+        met: true,
+        root_closed: false,
+        checks: None,
+        state: None,
+        downloads: got,
+    };
+    Ok(ToolResult::ok(text, &out))
+}
+
+/// One line for a download: where it is saved, how far it got, its size and type.
+pub(crate) fn download_line(d: &Download) -> String {
+    let mut s = format!(
+        "download {} {} {} bytes",
+        quote(&d.path, 300),
+        d.state,
+        d.bytes
+    );
+    if let Some(m) = &d.mime {
+        s.push_str(&format!(" {}", quote(m, 100)));
+    }
+    if d.state == DownloadState::Running {
+        s.push_str(" (wait_for {download: true} waits for it)");
+    }
+    s
 }
 
 /// The condition waited for, checked.
@@ -91,7 +178,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     if timeout > 120_000 {
         return Err(Error::invalid("timeoutMs", "at most 120000"));
     }
-    let expect = expect_of(&a)?;
+    let Some(expect) = check(&a)? else {
+        return download(svc, &a, timeout).await;
+    };
     let base = a.state_id.map(|s| svc.store.get(s)).transpose()?;
     if (a.target.is_some() || a.scope_ref.is_some()) && base.is_none() {
         return Err(Error::invalid(
@@ -147,6 +236,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                         root_closed: true,
                         checks: None,
                         state: None,
+                        downloads: vec![],
                     },
                 ));
             }
@@ -207,6 +297,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                 root_closed: false,
                 checks: Some(checks),
                 state: Some(state_out(&state)),
+                downloads: vec![],
             };
             return Ok(ToolResult::ok(text, &out));
         }
