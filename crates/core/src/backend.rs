@@ -93,6 +93,9 @@ pub struct ActRequest<'a> {
     pub headless: bool,
     /// The process-wide physical input lock.
     pub input: &'a InputLock,
+    /// The call checks an `expect` after the steps, so a step whose effect shows nowhere may
+    /// end sooner (still `unknown`: the expect decides).
+    pub expect_follows: bool,
 }
 
 /// One environment check of `uidriver doctor`.

@@ -927,3 +927,70 @@ fn a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard() {
         },
     );
 }
+
+/// Issue 12.1: keys are judged on the element they went to. `ctrl+a` and `Home` in a text
+/// editor are `worked` because the focused editor's selection and caret moved (named in the
+/// detail with its ref), on GTK 3 (mousepad) and Qt 5 (FeatherPad); the editor's text, read
+/// back through `read_text`, is untouched.
+#[test]
+fn keys_are_verified_on_the_focused_text_in_gtk3_and_qt5() {
+    live(
+        "keys_are_verified_on_the_focused_text_in_gtk3_and_qt5",
+        240,
+        &["mousepad", "featherpad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            for (app, title) in [("mousepad", "keys-gtk"), ("featherpad", "keys-qt")] {
+                let file = dir.join(format!("{title}.txt"));
+                std::fs::write(&file, "some words").expect("file");
+                let a = d.launch(&[app, file.to_str().expect("utf-8")]).await;
+                let root = root_of(svc, a.pid, title).await;
+                let s = observe(svc, &root).await;
+                let editor = search(
+                    svc,
+                    &s,
+                    json!({ "role": "text", "capability": "type-text" }),
+                )
+                .await
+                .into_iter()
+                .find(|m| states(m).contains(&"multi-line".to_string()))
+                .expect("the editor");
+                let res = act(
+                    svc,
+                    &s,
+                    json!([
+                        { "action": "focus", "ref": r(&editor) },
+                        { "action": "keypress", "keys": "End" },
+                        { "action": "keypress", "keys": "ctrl+a" },
+                        { "action": "keypress", "keys": "Right" },
+                        { "action": "keypress", "keys": "Home" }
+                    ]),
+                    json!({}),
+                )
+                .await;
+                assert_eq!(
+                    step_outcomes(&res)[2..],
+                    ["worked", "worked", "worked"],
+                    "{app}: {}",
+                    res.text
+                );
+                let steps = res.structured["steps"].as_array().expect("steps");
+                let selected = steps[2]["verification"]["detail"].as_str().unwrap_or("");
+                assert!(
+                    selected.contains(&r(&editor)) && selected.contains("selection none → 0–10"),
+                    "{app}: {selected}"
+                );
+                let home = steps[4]["verification"]["detail"].as_str().unwrap_or("");
+                assert!(home.contains("caret 10 → 0"), "{app}: {home}");
+                assert_running(a.pid, "the keys");
+                assert_eq!(
+                    std::fs::read_to_string(&file).unwrap_or_default(),
+                    "some words"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}

@@ -128,6 +128,7 @@ fn dialogs_are_roots_answered_by_press_and_text() {
                 steps: &[Step::Press(ok)],
                 headless: true,
                 input: &lock,
+                expect_follows: false,
             };
             let gone = env.backend.act(req, deadline()).await.unwrap_err();
             assert_eq!(gone.code, ErrorCode::TargetClosed);

@@ -266,6 +266,7 @@ impl Env {
             steps: &steps,
             headless: true,
             input: &lock,
+            expect_follows: false,
         };
         self.backend.act(req, deadline()).await.expect("act")
     }

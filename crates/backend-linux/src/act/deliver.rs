@@ -385,6 +385,17 @@ pub(crate) async fn events_only(
     w: Option<&mut Watch<'_>>,
     keys: bool,
 ) {
+    events_only_within(ctx, r, w, keys, SETTLE).await
+}
+
+/// [`events_only`], waiting at most `budget` for a first reaction.
+pub(crate) async fn events_only_within(
+    ctx: &Ctx<'_>,
+    r: &mut StepReport,
+    w: Option<&mut Watch<'_>>,
+    keys: bool,
+    budget: std::time::Duration,
+) {
     r.verification.method = VerificationMethod::Event;
     let Some(w) = w else {
         r.verification.detail = Some(
@@ -392,7 +403,7 @@ pub(crate) async fn events_only(
         );
         return;
     };
-    let end = Instant::now() + SETTLE;
+    let end = Instant::now() + budget;
     while !w.reacted() && w.next(end).await {}
     if w.reacted() {
         w.quiet(SETTLE).await;
@@ -403,10 +414,16 @@ pub(crate) async fn events_only(
         r.verification.passed = Some(true);
         r.verification.detail = Some("the keys moved the focus inside the app".into());
     } else {
-        let mut d = format!(
-            "no reaction from the app within {} ms; the input was delivered but its effect is not confirmed (use expect to check it)",
-            SETTLE.as_millis()
-        );
+        let waited = w.started.elapsed().as_millis();
+        let mut d = if ctx.expect_follows {
+            format!(
+                "no reaction from the app within {waited} ms; the call's expect judges the effect"
+            )
+        } else {
+            format!(
+                "no reaction from the app within {waited} ms; the input was delivered but its effect is not confirmed (use expect to check it)"
+            )
+        };
         if let Some(n) = w.busy_note() {
             d = format!("{d}; {n}");
         }

@@ -10,11 +10,12 @@ use uidriver_core::action::KeyChord;
 use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::deliver::{self, Aim, Send};
+use super::text_mark;
 use super::verify::{self, QUIET, SETTLE};
 use super::{needs_foreground, nothing_to_send, refuse, Ctx, Element};
 use crate::atspi::{component, state as st, text, Obj};
 use crate::x11::window::Activation;
-use deliver::{deliver_held, events_only, exclusive, failed, record, watch_app};
+use deliver::{deliver_held, events_only_within, exclusive, failed, record, watch_app};
 
 /// Editable elements scanned for the focus when the state names none.
 const FOCUS_SCAN: usize = 32;
@@ -163,6 +164,7 @@ pub(crate) async fn keypress(
             return;
         }
     }
+    let focused = text_mark::focused_text(ctx, &focus_candidates(ctx, el.as_ref())).await;
     let mut w = watch_app(ctx).await;
     let send = Send::Keys(keys.to_vec());
     let sent = match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
@@ -172,13 +174,32 @@ pub(crate) async fn keypress(
     drop(held);
     record(r, &send, &sent);
     let activated = !matches!(sent.activation, Some(Activation::Already) | None);
-    let w = w.as_mut();
-    if activated {
-        // Focus events after an activation are the activation's, not the keys'.
-        events_only(ctx, r, w, false).await
-    } else {
-        events_only(ctx, r, w, true).await
+    // First the element the keys went to: its text, caret or selection.
+    let budget = ctx.unconfirmed_wait();
+    if let Some((o, before)) = &focused {
+        let change = text_mark::changed_within(ctx, o, before, w.as_mut(), budget).await;
+        if let Some(change) = change {
+            if let Some(w) = w.as_mut() {
+                w.quiet(QUIET).await;
+            }
+            r.verification.method = VerificationMethod::ReadBack;
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!(
+                "{} had the focus: {change}",
+                text_mark::name_of(ctx, o, el.as_ref())
+            ));
+            return;
+        }
     }
+    // Then the app's events: weaker evidence, described with the element that changed.
+    let w = w.as_mut();
+    let budget = if focused.is_some() {
+        Duration::ZERO
+    } else {
+        budget
+    };
+    // Focus events after an activation are the activation's, not the keys'.
+    events_only_within(ctx, r, w, !activated, budget).await
 }
 
 /// Moves keyboard focus to an element before keys are sent to it: `GrabFocus` (GTK 3 also

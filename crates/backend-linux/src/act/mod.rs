@@ -37,6 +37,7 @@ mod pointer;
 mod press;
 mod select;
 mod text;
+mod text_mark;
 mod value;
 mod verify;
 
@@ -79,6 +80,9 @@ pub(crate) struct Ctx<'a> {
     windows_before: Option<Vec<u32>>,
     /// Objects whose events are not evidence (`verify::churn_paths`).
     churn: HashSet<String>,
+    /// The call checks an `expect` after the steps: input whose effect shows nowhere is left
+    /// to it sooner (see [`Ctx::unconfirmed_wait`]).
+    pub(crate) expect_follows: bool,
 }
 
 /// Runs the steps of `req` through the shared runner ([`run_batch`]), this module performing
@@ -101,6 +105,7 @@ pub(crate) async fn run(
         target,
         caller,
         deadline,
+        expect_follows: req.expect_follows,
         opened: AtomicBool::new(false),
         known: req
             .state
@@ -211,6 +216,17 @@ pub(crate) struct Element<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// How long keys or a click wait for an effect that may never show (`Return` in an entry
+    /// answers nothing): [`verify::SETTLE`], or a fifth of it when the call's `expect` judges
+    /// the result anyway.
+    pub(crate) fn unconfirmed_wait(&self) -> std::time::Duration {
+        if self.expect_follows {
+            verify::SETTLE / 5
+        } else {
+            verify::SETTLE
+        }
+    }
+
     /// Records `e` as the step's grounding and finds its node, with its live object when it
     /// has one (none: known only from the image). `None`, with `stale_ref`, when the state does
     /// not hold it. Both ways of grounding a ref start here, so they agree on what is stale.

@@ -55,6 +55,20 @@ pub(crate) async fn caret_offset(c: &Caller, o: &Obj) -> Result<i32, LinuxError>
     i32::try_from(v).map_err(|e| LinuxError::Dbus(e.into()))
 }
 
+/// The first selected range `(start, end)` in characters, `None` when nothing is selected.
+pub(crate) async fn selection(c: &Caller, o: &Obj) -> Result<Option<(i32, i32)>, LinuxError> {
+    let n: i32 = c
+        .call(&o.bus, &o.path, IFACE, "GetNSelections", &())
+        .await?;
+    if n <= 0 {
+        return Ok(None);
+    }
+    let (start, end): (i32, i32) = c
+        .call(&o.bus, &o.path, IFACE, "GetSelection", &(0i32,))
+        .await?;
+    Ok((start != end).then_some((start.min(end), start.max(end))))
+}
+
 /// Moves the caret; whether the toolkit accepted.
 pub(crate) async fn set_caret_offset(c: &Caller, o: &Obj, offset: i32) -> Result<bool, LinuxError> {
     c.call(&o.bus, &o.path, IFACE, "SetCaretOffset", &(offset,))

@@ -170,6 +170,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             steps: &steps,
             headless: a.headless,
             input: &svc.input,
+            expect_follows: a.expect.is_some(),
         },
         deadline,
     );
