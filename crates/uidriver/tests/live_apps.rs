@@ -994,3 +994,102 @@ fn keys_are_verified_on_the_focused_text_in_gtk3_and_qt5() {
         },
     );
 }
+
+/// Issue 12.4 and 12.1 on a desktop dialog: LibreOffice's Save dialog (GTK 3) lists its file
+/// types with an en dash ("Excel 2007–365 (.xlsx)"); `select` given the hyphen takes it and says
+/// so; `Return` in the name field closes the dialog, which LibreOffice does without an event,
+/// and the step is judged by that root change, not left `unknown`. The saved workbook, read
+/// with openpyxl, holds the typed cell.
+#[test]
+fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
+    live(
+        "a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash",
+        300,
+        &["soffice", "python3"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            libreoffice_profile(&d);
+            let svc = &d.svc;
+            let book = tempdir().join("dash.xlsx");
+            let app = d.launch(&["soffice", "--calc", "--norestore"]).await;
+            let root = root_of(svc, app.pid, "Untitled").await;
+            settled(svc, app.pid).await;
+            let s = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "typeText", "text": "dash\n" }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let s = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "keypress", "keys": "ctrl+shift+s" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let dialog = root_of(svc, app.pid, "Save").await;
+            let s = observe(svc, &dialog).await;
+            let types = one(
+                svc,
+                &s,
+                json!({ "role": "combo-box", "text": "ODF Spreadsheet" }),
+            )
+            .await;
+            let name = one(svc, &s, json!({ "role": "text", "text": "Name" })).await;
+            let res = act(
+                svc,
+                &s,
+                json!([
+                    { "action": "select", "ref": r(&types), "value": "Excel 2007-365 (.xlsx)" },
+                    { "action": "setText", "ref": r(&name), "text": book.to_str().expect("utf-8") },
+                    { "action": "keypress", "keys": "Return" }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(
+                step_outcomes(&res),
+                ["worked", "worked", "worked"],
+                "{}",
+                res.text
+            );
+            assert!(
+                res.text.contains("taken as \"Excel 2007–365 (.xlsx)\""),
+                "{}",
+                res.text
+            );
+            let confirm = root_of(svc, app.pid, "Confirm File Format").await;
+            let s = observe(svc, &confirm).await;
+            let keep = one(svc, &s, json!({ "role": "button", "text": "Use Excel" })).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": r(&keep) }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let t0 = Instant::now();
+            while !book.exists() && t0.elapsed() < Duration::from_secs(15) {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let read = std::process::Command::new("python3")
+                .args(["-c", "import openpyxl, sys\nprint(openpyxl.load_workbook(sys.argv[1]).active['A1'].value)"])
+                .arg(&book)
+                .output()
+                .expect("python3 runs");
+            assert_eq!(
+                String::from_utf8_lossy(&read.stdout).trim(),
+                "dash",
+                "{read:?}"
+            );
+            assert_running(app.pid, "the save");
+        },
+    );
+}

@@ -385,16 +385,22 @@ pub(crate) async fn events_only(
     w: Option<&mut Watch<'_>>,
     keys: bool,
 ) {
-    events_only_within(ctx, r, w, keys, SETTLE).await
+    events_only_within(ctx, r, w, keys, SETTLE, None).await
 }
 
-/// [`events_only`], waiting at most `budget` for a first reaction.
+/// How often the managed windows are read while a step waits for its effect.
+const WINDOW_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// [`events_only`], waiting at most `budget` for a first reaction. With the managed windows
+/// listed before the input (`windows`), a window of the root that closed, or a new window of
+/// its app, is the effect when the app sent no events (LibreOffice's dialogs close silently).
 pub(crate) async fn events_only_within(
     ctx: &Ctx<'_>,
     r: &mut StepReport,
     w: Option<&mut Watch<'_>>,
     keys: bool,
     budget: std::time::Duration,
+    windows: Option<&[u32]>,
 ) {
     r.verification.method = VerificationMethod::Event;
     let Some(w) = w else {
@@ -404,7 +410,31 @@ pub(crate) async fn events_only_within(
         return;
     };
     let end = Instant::now() + budget;
-    while !w.reacted() && w.next(end).await {}
+    let mut windows_changed = None;
+    loop {
+        let now = Instant::now();
+        if w.reacted() || now >= end {
+            break;
+        }
+        // Windows are polled: an app may close or open one without an accessibility event.
+        let tick = if windows.is_some() {
+            WINDOW_POLL
+        } else {
+            budget
+        };
+        w.next(end.min(now + tick)).await;
+        if let (Some(before), false) = (windows, w.reacted()) {
+            windows_changed = super::window_change(ctx, before).await;
+            if windows_changed.is_some() {
+                break;
+            }
+        }
+    }
+    if windows_changed.is_none() && !w.reacted() {
+        if let Some(before) = windows {
+            windows_changed = super::window_change(ctx, before).await;
+        }
+    }
     if w.reacted() {
         w.quiet(SETTLE).await;
         w.await_window_if_building().await;
@@ -413,6 +443,10 @@ pub(crate) async fn events_only_within(
     } else if keys && w.focus_moves > 0 && !w.busy {
         r.verification.passed = Some(true);
         r.verification.detail = Some("the keys moved the focus inside the app".into());
+    } else if let Some(change) = windows_changed {
+        r.verification.method = VerificationMethod::RootChange;
+        r.verification.passed = Some(true);
+        r.verification.detail = Some(change);
     } else {
         let waited = w.started.elapsed().as_millis();
         let mut d = if ctx.expect_follows {

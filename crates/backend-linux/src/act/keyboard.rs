@@ -165,6 +165,7 @@ pub(crate) async fn keypress(
         }
     }
     let focused = text_mark::focused_text(ctx, &focus_candidates(ctx, el.as_ref())).await;
+    let windows = super::windows_now(ctx).await;
     let mut w = watch_app(ctx).await;
     let send = Send::Keys(keys.to_vec());
     let sent = match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
@@ -193,13 +194,16 @@ pub(crate) async fn keypress(
     }
     // Then the app's events: weaker evidence, described with the element that changed.
     let w = w.as_mut();
-    let budget = if focused.is_some() {
-        Duration::ZERO
-    } else {
-        budget
+    // A dialog may close a while after Return or Escape, and silently (LibreOffice's Save
+    // dialog hides ~600 ms later): its window is watched a little longer.
+    let dialog = ctx.target.info.kind == uidriver_core::RootKind::Dialog && windows.is_some();
+    let budget = match (focused.is_some(), dialog && !ctx.expect_follows) {
+        (_, true) => SETTLE,
+        (true, false) => Duration::ZERO,
+        (false, false) => budget,
     };
     // Focus events after an activation are the activation's, not the keys'.
-    events_only_within(ctx, r, w, !activated, budget).await
+    events_only_within(ctx, r, w, !activated, budget, windows.as_deref()).await
 }
 
 /// Moves keyboard focus to an element before keys are sent to it: `GrabFocus` (GTK 3 also

@@ -179,6 +179,35 @@ async fn listed_windows(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
     .ok()
 }
 
+/// How the managed windows changed since `before` for this root: its own window gone (a
+/// dialog that closed), or a new shown window of its app; `None` when neither, or unknown.
+pub(crate) async fn window_change(ctx: &Ctx<'_>, before: &[u32]) -> Option<String> {
+    let x = ctx.backend.inner.x11.as_ref()?;
+    let own = ctx.window();
+    let pid = ctx.target.info.pid;
+    let before = before.to_vec();
+    x.run(ctx.deadline.cap(Duration::from_millis(500)), move |c| {
+        crate::x11::ewmh::desktop(c).map(|d| {
+            let shown = |id: u32| d.windows.iter().any(|w| w.id == id && !w.hidden);
+            if own.is_some_and(|id| before.contains(&id) && !shown(id)) {
+                return Some("the root's window closed".to_string());
+            }
+            d.windows
+                .iter()
+                .find(|w| pid.is_some() && w.pid == pid && !w.hidden && !before.contains(&w.id))
+                .map(|w| format!("a new window of the app opened (0x{:x})", w.id))
+        })
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// The managed windows now (for [`window_change`] after a step).
+pub(crate) async fn windows_now(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
+    listed_windows(ctx).await
+}
+
 /// After the app announced a new top-level window (a dialog), waits until the window manager
 /// lists a new mapped window of the app, so the root listing that follows the act shows it.
 /// GTK 3 announces a file chooser ~150 ms after ctrl+s and maps it a little later.
