@@ -72,13 +72,15 @@ pub(crate) async fn click_pixels(
     count: u8,
 ) {
     r.grounding.point = Some(sp);
+    let windows = super::windows_now(ctx).await;
     let mut w = watch_app(ctx).await;
     let send = Send::Click(button, count);
     match deliver::deliver(ctx, Aim::Points(vec![sp]), send.clone()).await {
         Ok(sent) => record(r, &send, &sent),
         Err(e) => return failed(r, e),
     }
-    events_only(ctx, r, w.as_mut(), false).await;
+    let budget = super::verify::SETTLE;
+    deliver::events_only_within(ctx, r, w.as_mut(), false, budget, windows.as_deref()).await;
 }
 
 /// Clicks an element's centre (also the fallback of `press`/`check` when the element offers
