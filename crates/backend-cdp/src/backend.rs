@@ -58,6 +58,8 @@ impl Default for CdpConfig {
 /// Chromium pages as roots, over one DevTools WebSocket per browser.
 pub struct CdpBackend {
     config: CdpConfig,
+    /// The environment check of this browser (the port's `doctor()`).
+    doctor: crate::CdpDoctor,
     // A std mutex: held only to copy out or push an Arc, never across an await.
     browsers: Mutex<Vec<Arc<Browser>>>,
 }
@@ -66,6 +68,7 @@ impl CdpBackend {
     /// A backend with no browsers yet; `launch` (or attach) adds them.
     pub fn new(config: CdpConfig) -> Self {
         CdpBackend {
+            doctor: crate::CdpDoctor::new(config.clone()),
             config,
             browsers: Mutex::new(Vec::new()),
         }
@@ -324,6 +327,10 @@ impl Backend for CdpBackend {
 
     fn browser(&self) -> Option<&dyn BrowserControl> {
         Some(self)
+    }
+
+    fn doctor(&self) -> Option<&dyn uidriver_core::Doctor> {
+        Some(&self.doctor)
     }
 }
 

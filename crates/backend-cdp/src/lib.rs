@@ -44,6 +44,7 @@ mod browser;
 mod capture;
 mod client;
 mod dialog;
+mod doctor;
 mod downloads;
 mod edit;
 mod error;
@@ -62,6 +63,7 @@ mod storage;
 mod tabs;
 
 pub use backend::{check_url, CdpBackend, CdpConfig};
+pub use doctor::CdpDoctor;
 pub use error::CdpError;
 
 /// Raw CDP access for the benchmark program (`examples/bench_page.rs`), which compares the

@@ -16,6 +16,32 @@ use crate::LinuxConfig;
 const SANDBOX_FIX: &str =
     "run inside `uidriver sandbox -- …`, which starts a private desktop with all of this";
 
+/// The Linux desktop's checks through the port: standalone (`LinuxDoctor::new(config)`, for a
+/// backend that cannot start) or from a running backend ([`uidriver_core::Backend::doctor`]).
+pub struct LinuxDoctor {
+    config: LinuxConfig,
+}
+
+impl LinuxDoctor {
+    /// The checks for the desktop `config` names.
+    pub fn new(config: LinuxConfig) -> Self {
+        LinuxDoctor { config }
+    }
+}
+
+#[async_trait::async_trait]
+impl uidriver_core::Doctor for LinuxDoctor {
+    async fn checks(&self) -> Vec<Check> {
+        diagnose(&self.config).await
+    }
+
+    /// Without a display, the session bus or the accessibility bus nothing on the desktop can
+    /// be seen.
+    fn essential(&self, name: &str) -> bool {
+        matches!(name, "display" | "session bus" | "accessibility bus")
+    }
+}
+
 /// Runs every check; never fails as a whole.
 pub async fn diagnose(config: &LinuxConfig) -> Vec<Check> {
     let mut out = Vec::new();

@@ -156,6 +156,8 @@ pub struct LinuxBackend {
 
 struct Inner {
     config: LinuxConfig,
+    /// The environment checks of this desktop (the port's `doctor()`).
+    doctor: doctor::LinuxDoctor,
     /// The accessibility bus attachment, renewed when the bus comes back (`link.rs`).
     link: Link,
     /// The attachment generation `apps` and `targets` were filled on: they name apps by bus
@@ -211,6 +213,7 @@ impl LinuxBackend {
         debug!(address = link.current().bus.address(), display = ?config.display, "linux backend ready");
         Ok(LinuxBackend {
             inner: Arc::new(Inner {
+                doctor: doctor::LinuxDoctor::new(config.clone()),
                 config,
                 link,
                 generation: std::sync::atomic::AtomicU64::new(0),
@@ -475,6 +478,10 @@ fn no_tree(root: &RootInfo, bus_renewed: bool) -> Error {
 
 #[async_trait]
 impl Backend for LinuxBackend {
+    fn doctor(&self) -> Option<&dyn uidriver_core::Doctor> {
+        Some(&self.inner.doctor)
+    }
+
     fn screen(&self) -> Option<&dyn uidriver_core::ScreenControl> {
         self.inner
             .x11

@@ -132,6 +132,23 @@ impl Check {
     }
 }
 
+/// A platform's environment checks (`uidriver doctor`). Part of the port, but not only of a
+/// started backend: a platform whose backend cannot start (no display, no bus) must still say
+/// why, so each backend crate offers its checks standalone as well as through
+/// [`Backend::doctor`]; which platforms exist is decided where backends are built.
+#[async_trait]
+pub trait Doctor: Send + Sync {
+    /// Runs every check of this platform, each bounded in time.
+    async fn checks(&self) -> Vec<Check>;
+
+    /// Whether a failure of the check named `name` leaves this platform unusable (the
+    /// command's exit status); other failures only narrow what works.
+    fn essential(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
+}
+
 /// Navigation of a browser page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -271,6 +288,11 @@ pub trait Backend: Send + Sync + 'static {
 
     /// Whole-screen operations, when this backend owns a screen.
     fn screen(&self) -> Option<&dyn ScreenControl> {
+        None
+    }
+
+    /// This backend's environment checks, when it has any.
+    fn doctor(&self) -> Option<&dyn Doctor> {
         None
     }
 }

@@ -41,7 +41,7 @@ pub mod testing;
 
 pub use action::{ActionKind, Button, KeyChord, Keys, RawStep, Step, Target};
 pub use backend::{
-    ActRequest, Backend, BrowserControl, Check, Deadline, LaunchRequest, Navigation,
+    ActRequest, Backend, BrowserControl, Check, Deadline, Doctor, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,
 };
 pub use batch::{cancellable, run_batch, StepDriver};

@@ -33,6 +33,19 @@ pub async fn build_service(flags: &ServiceFlags, policy: Option<Arc<Policy>>) ->
     Service::new(backends, unavailable, config)
 }
 
+/// Every platform's environment checks, whether or not its backend can start (the doctor
+/// command runs them through the port's `Doctor`, knowing no platform by name).
+pub fn doctors() -> Vec<Box<dyn uidriver_core::Doctor>> {
+    vec![
+        Box::new(uidriver_backend_linux::doctor::LinuxDoctor::new(
+            uidriver_backend_linux::LinuxConfig::from_env(),
+        )),
+        Box::new(uidriver_backend_cdp::CdpDoctor::new(
+            uidriver_backend_cdp::CdpConfig::default(),
+        )),
+    ]
+}
+
 /// Whether evaluate_browser is switched on: `--allow-evaluate`, `UIDRIVER_ALLOW_EVALUATE=1`,
 /// or a policy that says `[browser] evaluate = true` (one that says false denies it anyway).
 pub fn allows_evaluate(flags: &ServiceFlags, policy: Option<&Policy>) -> bool {

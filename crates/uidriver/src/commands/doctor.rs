@@ -1,35 +1,10 @@
-//! `uidriver doctor`: every environment check, each failure with its fix. Exit 0 when the
-//! desktop backend can work; 3 otherwise.
-
-use std::time::Duration;
+//! `uidriver doctor`: every environment check, each failure with its fix: each platform's
+//! checks through the port's `Doctor` (`backends::doctors`), then OCR. Exit 0 when no platform
+//! says an essential check failed; 3 otherwise.
 
 use uidriver_core::Check;
 
 use super::{exit, say};
-
-/// Chromium: the binary exists and answers `--version`.
-async fn chromium() -> Check {
-    let path = uidriver_backend_cdp::CdpConfig::default().chromium;
-    let out = tokio::time::timeout(
-        Duration::from_secs(10),
-        tokio::process::Command::new(&path)
-            .arg("--version")
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await;
-    match out {
-        Ok(Ok(o)) if o.status.success() => Check::pass(
-            "chromium",
-            String::from_utf8_lossy(&o.stdout).trim().to_string(),
-        ),
-        _ => Check::fail(
-            "chromium",
-            format!("{} is missing or does not run", path.display()),
-            "apt-get install --no-install-recommends chromium",
-        ),
-    }
-}
 
 /// Tesseract with English data, for OCR of poor trees and windows without accessibility.
 async fn tesseract() -> Check {
@@ -43,27 +18,25 @@ async fn tesseract() -> Check {
 }
 
 pub async fn run() -> u8 {
-    let config = uidriver_backend_linux::LinuxConfig::from_env();
-    let mut checks = uidriver_backend_linux::doctor::diagnose(&config).await;
-    checks.push(chromium().await);
+    let mut checks = Vec::new();
+    let mut essential = Vec::new();
+    for doctor in crate::backends::doctors() {
+        for c in doctor.checks().await {
+            if !c.ok && doctor.essential(&c.name) {
+                essential.push(c.name.clone());
+            }
+            checks.push(c);
+        }
+    }
     checks.push(tesseract().await);
-    let mut essential_failed = false;
     for c in &checks {
         let mark = if c.ok { "ok  " } else { "FAIL" };
         say(&format!("{mark} {:<24} {}", c.name, c.detail));
         if let Some(f) = &c.fix {
             say(&format!("     {:<24} fix: {f}", ""));
         }
-        if !c.ok
-            && matches!(
-                c.name.as_str(),
-                "display" | "session bus" | "accessibility bus"
-            )
-        {
-            essential_failed = true;
-        }
     }
-    if essential_failed {
+    if !essential.is_empty() {
         exit::UNAVAILABLE
     } else {
         exit::OK
