@@ -10,7 +10,7 @@
 //! overlays, iframes), `navigation` (navigate/back/forward/reload, schemes, evaluate, waits),
 //! `rustdoc` (real pages nobody here wrote), `outline` (core integration: fold and search) and
 //! `dialog` (alert, confirm, prompt: roots of their own, answered, the page never blocked),
-//! `upload` (setFiles, multipart bytes), `tabs` (popups and `target=_blank` pages as roots, new tabs, closing, the launch size).
+//! `upload` (setFiles, multipart bytes), `regressions` (one test per fixed bug), `tabs` (popups and `target=_blank` pages as roots, new tabs, closing, the launch size).
 
 mod support;
 
@@ -21,6 +21,7 @@ mod lifecycle;
 mod navigation;
 mod outline;
 mod page;
+mod regressions;
 mod rustdoc;
 mod tabs;
 mod upload;

@@ -10,5 +10,6 @@
 
 mod desktop;
 mod faults;
+mod regressions;
 mod support;
 mod text;
