@@ -221,7 +221,7 @@ pub(crate) async fn details(
         if let Some(a) = memo.actions(&key) {
             return Ok(a);
         }
-        let a = action::names(c, obj).await?;
+        let a = action::listed_names(c, obj).await?;
         memo.remember_actions(key, &a);
         Ok(a)
     };

@@ -25,6 +25,27 @@ pub(crate) async fn names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError
         .collect()
 }
 
+/// Action names for a look, in one call where it can: `GetActions`' first field (the
+/// localized name, which is the name in an English session), with `GetName(i)` asked only for
+/// the entries it leaves empty (Chromium). Acting matches names with [`names`], which asks
+/// `GetName` for each.
+pub(crate) async fn listed_names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError> {
+    let listed: Vec<(String, String, String)> =
+        c.call(&o.bus, &o.path, IFACE, "GetActions", &()).await?;
+    let mut out = Vec::with_capacity(listed.len());
+    for (i, (name, _, _)) in listed.into_iter().enumerate().take(MAX_ACTIONS as usize) {
+        if name.is_empty() {
+            out.push(
+                c.call::<_, String>(&o.bus, &o.path, IFACE, "GetName", &(i as i32,))
+                    .await?,
+            );
+        } else {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
 /// More actions than any widget has: a bound on the calls one listing makes.
 const MAX_ACTIONS: i32 = 32;
 
