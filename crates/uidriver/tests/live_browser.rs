@@ -270,6 +270,7 @@ const TABS: &[(&str, &str)] = &[
         "/opener.html",
         r#"<!doctype html><title>Opener</title>
 <a href="/tab.html" target="_blank">Open tab</a>
+<a href="/shortcut.html">Plain link</a>
 <button onclick="window.open('/popup.html', 'pop', 'width=500,height=400')">Open popup</button>"#,
     ),
     (
@@ -279,6 +280,10 @@ const TABS: &[(&str, &str)] = &[
     (
         "/popup.html",
         "<!doctype html><title>Popup page</title><p>Body of the popup</p>",
+    ),
+    (
+        "/shortcut.html",
+        "<!doctype html><title>Shortcut page</title><p>Body of the shortcut tab</p>",
     ),
     (
         "/third.html",
@@ -421,6 +426,39 @@ fn popups_are_new_roots_that_read_and_close_root_closes_them() {
                 assert!(!o.is_error, "{}", o.text);
                 assert!(o.text.contains(body), "{}", o.text);
             }
+            // The new-tab shortcut: ctrl+Return on a focused plain link opens it in a tab
+            // of its own; the opener stays where it was.
+            let s = ok(&svc, "observe_ui", json!({ "root": opener })).await["stateId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let link = find(&svc, &s, "Plain link").await;
+            let res = call(
+                &svc,
+                "act_ui",
+                json!({ "stateId": s, "actions": [
+                    { "action": "focus", "ref": link },
+                    { "action": "keypress", "keys": "ctrl+Return" }
+                ] }),
+            )
+            .await;
+            let opened = res.structured["rootChanges"]["opened"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(opened.len(), 1, "{}", res.text);
+            let shortcut = opened[0]["ref"].as_str().unwrap().to_string();
+            let o = look(&svc, &shortcut).await;
+            assert!(o.text.contains("Body of the shortcut tab"), "{}", o.text);
+            let o = look(&svc, &opener).await;
+            assert!(
+                o.text.contains("Plain link"),
+                "the opener moved: {}",
+                o.text
+            );
+            let c = call(&svc, "close_root", json!({ "root": shortcut })).await;
+            assert!(!c.is_error, "{}", c.text);
+
             let listed = ok(
                 &svc,
                 "find_roots",
