@@ -155,6 +155,10 @@ pub(crate) struct Details {
     pub bounds: Option<Bounds>,
     /// Whether `bounds` was asked for (a missing rectangle then means "none", not "not read").
     pub bounds_read: bool,
+    /// Whether the rectangle was answered with no area, even where it cannot be placed on screen
+    /// (GTK4 without its window's origin): GTK4 keeps widgets it does not show (a stack page not
+    /// shown, a closed info bar) visible at 0×0.
+    pub empty: bool,
     pub value: Evidence<String>,
     pub numeric: Option<NumericValue>,
     pub text_len: Option<u32>,
@@ -185,12 +189,13 @@ pub(crate) async fn details(
             return Ok(None);
         }
         let (x, y, w, h) = component::extents(c, obj, component::COORD_SCREEN).await?;
-        Ok::<_, LinuxError>(match (toolkit, origin) {
+        let placed = match (toolkit, origin) {
             // GTK4 answers window-relative extents even for screen coordinates.
             (Toolkit::Gtk4, Some((ox, oy))) => Some(Bounds::new(x + ox, y + oy, w, h)),
             (Toolkit::Gtk4, None) => None,
             _ => Some(Bounds::new(x, y, w, h)),
-        })
+        };
+        Ok::<_, LinuxError>(Some((placed, w <= 0 || h <= 0)))
     };
     let want_value = mapping::text_is_value(role_n, states, ifaces);
     let want_content =
@@ -237,7 +242,9 @@ pub(crate) async fn details(
     };
     let label_f = async {
         if no_name && mapping::takes_label(role_n) {
-            accessible::label_name(c, obj).await
+            accessible::label_names(c, obj)
+                .await
+                .map(mapping::label_from)
         } else {
             Ok(None)
         }
@@ -259,8 +266,10 @@ pub(crate) async fn details(
             return Err(clone_err(r));
         }
     }
+    let (bounds, empty) = bounds.ok().flatten().unwrap_or((None, false));
     let mut d = Details {
-        bounds: bounds.ok().flatten(),
+        bounds,
+        empty,
         bounds_read: want_bounds && ifaces.has(Ifaces::COMPONENT),
         actions: actions_r.unwrap_or_default(),
         native_id: id_r.ok().flatten().filter(|s| !s.is_empty()),

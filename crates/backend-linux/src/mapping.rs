@@ -192,6 +192,35 @@ pub(crate) fn clean_name(name: String) -> String {
     }
 }
 
+/// The name the labels of a nameless control (`labelled-by`) give it: their names, cleaned (a
+/// GTK4 button is labelled by its own icon, named `GtkImage`), without a trailing colon
+/// ("Name:"), joined.
+pub(crate) fn label_from(names: Vec<String>) -> Option<String> {
+    let parts: Vec<String> = names
+        .into_iter()
+        .map(clean_name)
+        .map(|n| n.trim_end_matches(':').trim_end().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// Whether a GTK 4.8 name is the widget's type name: GTK 4.8 answers `G_OBJECT_TYPE_NAME` for
+/// a widget without a label, so besides the toolkit's own classes (`clean_name`) an app's
+/// appear (gnome-text-editor's `EditorPage`, `EditorSourceView`). A type name is one
+/// identifier of at least two capitalised words; a label's name is its text and is kept. A
+/// GTK4 control truly named like an identifier ("GitHub") loses its name too: a nameless
+/// control is found by role and place, a class name would mislead.
+pub(crate) fn is_gtk4_type_name(name: &str, role_n: u32) -> bool {
+    let humps = name.chars().filter(char::is_ascii_uppercase).count();
+    !matches!(role_n, role::LABEL | role::STATIC | role::HEADING)
+        && name.len() >= 6
+        && humps >= 2
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+        && name.chars().any(|c| c.is_ascii_lowercase())
+}
+
 fn is_class_name(s: &str) -> bool {
     let rest = ["Gtk", "Adw", "Gsk", "Gdk", "Vte", "Nautilus"]
         .iter()
@@ -452,6 +481,17 @@ mod tests {
         assert_eq!(clean_name(" Find ".into()), "Find");
         assert_eq!(clean_name("Save As…".into()), "Save As…");
         assert_eq!(clean_name("   ".into()), "");
+        assert_eq!(label_from(vec!["GtkImage".into()]), None);
+        assert!(is_gtk4_type_name("EditorSourceView", role::TEXT));
+        assert!(is_gtk4_type_name("EditorPage", role::FILLER));
+        assert!(!is_gtk4_type_name("EditorPage", role::LABEL));
+        assert!(!is_gtk4_type_name("Save As", role::PANEL));
+        assert!(!is_gtk4_type_name("Open", role::PANEL));
+        assert!(!is_gtk4_type_name("USB", role::PANEL));
+        assert_eq!(
+            label_from(vec![" Find ".into(), "Name:".into()]).as_deref(),
+            Some("Find Name")
+        );
     }
 
     #[test]

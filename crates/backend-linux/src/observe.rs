@@ -211,6 +211,9 @@ pub(crate) async fn observe(
             walk.walked
         ));
     }
+    if scope.toolkit == Toolkit::Gtk4 {
+        unshow_gtk4_boxes(&mut walk.nodes);
+    }
     let (out, complete) = walk.finish(&mut notes);
     let mut timings = Timings {
         total_ms: ms(t0),
@@ -435,7 +438,10 @@ impl Walk {
             let (tk, origin, memo) = (scope.toolkit, scope.origin, scope.memo);
             // Rectangles cost a call each: read them when asked, and always for the root and
             // for surfaces that only pixels describe (what decides a visual look).
-            let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n);
+            // GTK4 marks nothing below a window showing: its rectangle is what says whether
+            // a widget is on screen (`unshow_gtk4_boxes`).
+            let want_bounds =
+                req.bounds || n == 0 || mapping::is_pixel_surface(role_n) || tk == Toolkit::Gtk4;
             pending.push(
                 async move {
                     let d = details(
@@ -765,6 +771,29 @@ fn gtk4_showing(s: &mut States, parent_showing: bool) {
     }
 }
 
+/// Takes back the `SHOWING` that [`gtk4_showing`] lent a visible GTK4 widget whose
+/// rectangle shows it is not on screen: no area (GTK 4.8 keeps a stack page not shown, a
+/// closed revealer or info bar visible at 0×0 at its parent's corner: gnome-text-editor's
+/// "Could Not Open File" bar, its hidden "Start or Open a Document" page), or wholly outside
+/// the observed window; and from everything below such a widget. The observed node keeps it.
+fn unshow_gtk4_boxes(nodes: &mut [Raw]) {
+    let root_box = nodes[0].details.as_ref().and_then(|d| d.bounds);
+    let mut stack: Vec<(usize, bool)> = nodes[0].children.iter().map(|&k| (k, false)).collect();
+    while let Some((n, below_unshown)) = stack.pop() {
+        let off = below_unshown
+            || nodes[n].details.as_ref().is_some_and(|d| {
+                d.empty
+                    || d.bounds
+                        .zip(root_box)
+                        .is_some_and(|(b, r)| b.intersect(&r).is_none())
+            });
+        if off {
+            nodes[n].d.states.0 &= !(1 << state::SHOWING);
+        }
+        stack.extend(nodes[n].children.iter().map(|&k| (k, off)));
+    }
+}
+
 /// A showing wrapper an agent never targets: an unnamed panel, filler or section with no
 /// actions, text or value that cannot take focus. 20–40% of showing nodes in GTK3 and Chromium
 /// trees; their details (extents, ids) are not read, which saves a call each.
@@ -799,6 +828,9 @@ fn add_children(
     for mut k in kids.kids {
         if toolkit == Toolkit::Gtk4 {
             gtk4_showing(&mut k.states, parent_showing);
+            if mapping::is_gtk4_type_name(&k.name, k.role) {
+                k.name.clear();
+            }
         }
         let handle = k.obj.to_string();
         if placed.contains_key(&handle) {
@@ -1231,6 +1263,68 @@ fn to_node(r: Raw, new_index: &[usize], away: bool) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uidriver_core::Bounds;
+
+    /// Issue 11: GTK4 widgets it keeps visible but does not show (0×0, or outside the window)
+    /// and everything below them are hidden; the observed window and what it shows are not.
+    #[test]
+    fn gtk4_widgets_without_area_or_outside_the_window_are_not_showing() {
+        let node = |path: &str, parent: Option<usize>, kids: Vec<usize>, b: Option<Bounds>| Raw {
+            d: Described {
+                obj: Obj::new(":1.9", path),
+                role: role::PANEL,
+                states: States((1 << state::SHOWING) | (1 << state::VISIBLE)),
+                ifaces: Ifaces::default(),
+                name: String::new(),
+                description: String::new(),
+                child_count: kids.len() as i32,
+                accessible_id: None,
+            },
+            parent,
+            children: kids,
+            depth: 0,
+            details: b.map(|b| Details {
+                bounds: Some(b),
+                bounds_read: true,
+                empty: !b.is_visible(),
+                ..Details::default()
+            }),
+            truncated: None,
+        };
+        let mut nodes = vec![
+            node(
+                "/w",
+                None,
+                vec![1, 2, 4],
+                Some(Bounds::new(100, 100, 600, 400)),
+            ),
+            node("/on", Some(0), vec![], Some(Bounds::new(110, 110, 50, 20))),
+            node(
+                "/bar",
+                Some(0),
+                vec![3],
+                Some(Bounds::new(100, 147, 600, 0)),
+            ),
+            node(
+                "/bar/label",
+                Some(2),
+                vec![],
+                Some(Bounds::new(100, 147, 80, 16)),
+            ),
+            node(
+                "/away",
+                Some(0),
+                vec![],
+                Some(Bounds::new(900, 100, 50, 20)),
+            ),
+        ];
+        unshow_gtk4_boxes(&mut nodes);
+        let showing: Vec<bool> = nodes
+            .iter()
+            .map(|n| n.d.states.has(state::SHOWING))
+            .collect();
+        assert_eq!(showing, [true, true, false, false, false]);
+    }
 
     /// The observed node, alone.
     fn root(d: Described) -> Raw {

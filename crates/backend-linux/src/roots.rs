@@ -331,8 +331,10 @@ pub(crate) fn pair(
             // The app did not answer: its windows are listed from X11 data below.
             continue;
         };
+        // Any top-level child but a menu or tooltip can be a managed window: GTK 4.8 gives
+        // its file chooser dialog the role `filler` (gnome-text-editor's Save As).
         let candidates: Vec<usize> = (0..surfaces.len())
-            .filter(|&i| is_managed_role(surfaces[i].role))
+            .filter(|&i| may_be_managed(&surfaces[i]))
             .collect();
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut used_s = vec![false; surfaces.len()];
@@ -350,12 +352,16 @@ pub(crate) fn pair(
                 pairs.push((best, w));
             }
         }
-        // Pass 2: remaining windows by geometry (titles differ, e.g. set after mapping).
+        // Pass 2: remaining windows by geometry (titles differ, e.g. set after mapping), among
+        // the surfaces that say they are shown when any does.
         for &w in &wins {
             if used_windows[w] {
                 continue;
             }
-            let rest: Vec<usize> = candidates.iter().copied().filter(|&s| !used_s[s]).collect();
+            let mut rest: Vec<usize> = candidates.iter().copied().filter(|&s| !used_s[s]).collect();
+            if rest.iter().any(|&s| is_shown(&surfaces[s])) {
+                rest.retain(|&s| is_shown(&surfaces[s]));
+            }
             if let Some(best) = nearest(&rest, surfaces, &xd.windows[w], app.toolkit) {
                 let d = distance(surfaces[best].extents, &xd.windows[w], app.toolkit);
                 if d < 64 || rest.len() == 1 {
@@ -400,18 +406,18 @@ pub(crate) fn pair(
     out
 }
 
-/// Roles of surfaces the window manager manages (paired with client windows).
-fn is_managed_role(r: u32) -> bool {
-    matches!(
-        r,
-        role::FRAME
-            | role::WINDOW
-            | role::DIALOG
-            | role::ALERT
-            | role::FILE_CHOOSER
-            | role::FONT_CHOOSER
-            | role::COLOR_CHOOSER
-    )
+/// Whether a top-level surface may be a window the window manager manages (paired with a
+/// client window): anything but a menu or a tooltip, which are override-redirect windows.
+fn may_be_managed(s: &Surface) -> bool {
+    !matches!(s.role, role::MENU | role::POPUP_MENU | role::TOOL_TIP)
+        && surface_kind(s) != Some(RootKind::Menu)
+}
+
+/// Whether a top-level surface says it is on screen: `SHOWING`, or `VISIBLE` alone, which is
+/// all GTK 4.8 gives a dialog (nautilus's New Folder, a file chooser: `SHOWING` comes only on
+/// the first window). A surface paired with a viewable X11 window that says neither is hidden.
+fn is_shown(s: &Surface) -> bool {
+    s.states.has(state::SHOWING) || s.states.has(state::VISIBLE)
 }
 
 /// The kind of a showing AT-SPI surface that has no managed X11 window.
@@ -498,7 +504,7 @@ fn paired_root(app: &Arc<AppInfo>, s: &Surface, w: &XWindow, xd: &XDesktop) -> T
             resource: resource(w.pid.or(app.pid), w.id),
             stacking: Some(w.stacking),
             has_tree: true,
-            hidden: w.hidden || !s.states.has(state::SHOWING),
+            hidden: w.hidden || !is_shown(s),
             window_id: Some(u64::from(w.id)),
             url: None,
         },
@@ -738,5 +744,84 @@ mod tests {
             .unwrap();
         assert!(f.info.has_tree && f.obj.is_none());
         assert_eq!(f.info.app, "app20");
+    }
+
+    /// Issue 11: GTK 4.8 sets only `VISIBLE` on its dialogs, and gives a file chooser dialog the
+    /// role `filler`; both are the dialogs X11 shows, listed with their trees and not hidden.
+    #[test]
+    fn gtk4_dialogs_that_are_visible_but_not_showing_are_paired_and_not_hidden() {
+        let a = app(10, Toolkit::Gtk4);
+        let mut save_as = win(
+            0x200,
+            Some(10),
+            "Save As",
+            Bounds::new(24, 198, 1232, 419),
+            1,
+        );
+        save_as.dialog = true;
+        save_as.transient_for = Some(0x100);
+        let mut new_folder = win(
+            0x300,
+            Some(10),
+            "New Folder",
+            Bounds::new(220, 200, 450, 149),
+            2,
+        );
+        new_folder.dialog = true;
+        new_folder.modal = true;
+        let xd = XDesktop {
+            windows: vec![
+                win(0x100, Some(10), "files", Bounds::new(0, 0, 890, 550), 0),
+                save_as,
+                new_folder,
+            ],
+            active: Some(0x300),
+        };
+        let visible = |mut s: Surface| {
+            s.states.0 |= 1 << state::VISIBLE;
+            s
+        };
+        let surfaces = vec![
+            surf(
+                "/f",
+                role::FRAME,
+                "files",
+                Some(Bounds::new(0, 0, 880, 540)),
+                true,
+            ),
+            visible(surf(
+                "/s",
+                role::FILLER,
+                "Save As",
+                Some(Bounds::new(0, 0, 1232, 419)),
+                false,
+            )),
+            visible(surf(
+                "/n",
+                role::DIALOG,
+                "New Folder",
+                Some(Bounds::new(0, 0, 440, 139)),
+                false,
+            )),
+        ];
+        let roots = pair(&[(a, Some(surfaces))], Some(&xd));
+        assert_eq!(roots.len(), 3, "{roots:?}");
+        for (id, path) in [(0x200, "/s"), (0x300, "/n")] {
+            let r = roots
+                .iter()
+                .find(|r| r.info.window_id == Some(id))
+                .expect("the dialog is listed");
+            assert_eq!(r.obj.as_ref().map(|o| o.path.as_str()), Some(path));
+            assert!(r.info.has_tree && !r.info.hidden, "{:?}", r.info);
+            assert_eq!(r.info.kind, RootKind::Dialog);
+        }
+        // A surface that says neither SHOWING nor VISIBLE stays hidden, though X maps a window.
+        let gone = surf("/g", role::DIALOG, "Save As", None, false);
+        let roots = pair(&[(app(10, Toolkit::Gtk4), Some(vec![gone]))], Some(&xd));
+        let r = roots
+            .iter()
+            .find(|r| r.info.window_id == Some(0x200))
+            .expect("listed");
+        assert!(r.info.hidden);
     }
 }

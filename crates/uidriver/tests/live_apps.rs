@@ -1093,3 +1093,199 @@ fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
         },
     );
 }
+
+/// Names GTK 4.8 gives widgets without a label (their type names) and that must not reach the
+/// outline: `"GtkImage"`, `"AdwGizmo"`, `"EditorSourceView"`.
+fn class_names_in(outline: &str) -> Vec<String> {
+    outline
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|n| {
+            ["Gtk", "Adw", "Editor", "Nautilus"].iter().any(|p| {
+                n.strip_prefix(p)
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+            }) && !n.contains(' ')
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// The outline an `observe_ui` shows the model, and its stateId.
+async fn outline(svc: &Service, root: &str) -> (String, String) {
+    let res = call(
+        svc,
+        "observe_ui",
+        json!({ "root": root, "mode": "semantic" }),
+    )
+    .await;
+    assert!(!res.is_error, "observe_ui {root}:\n{}", res.text);
+    let id = res.structured["stateId"]
+        .as_str()
+        .expect("stateId")
+        .to_string();
+    (id, res.text)
+}
+
+/// The root of `pid` titled `title` (exactly), waiting up to 10 s: its ref and kind, and whether
+/// it has a tree.
+async fn listed_root(svc: &Service, pid: u32, title: &str) -> Value {
+    let t0 = Instant::now();
+    loop {
+        let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
+        if let Some(r) = v["roots"]
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r["title"] == title))
+        {
+            return r.clone();
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "no root of {pid} titled {title:?} in find_roots: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Issue 11, GTK 4: gnome-text-editor's Save As (a GTK 4.8 file chooser whose dialog has the
+/// role `filler` and no `SHOWING`) is a dialog root with its tree; its name field is found by
+/// its label, filled with a path and saved. No class name is a name, and a page GTK keeps
+/// visible at 0×0 ("Start or Open a Document") is not found. The saved file's bytes decide.
+#[test]
+fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
+    live(
+        "gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled",
+        240,
+        &["gnome-text-editor"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let file = dir.join("from-gtk4.txt");
+            let app = d.launch(&["gnome-text-editor", "--standalone"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Text Editor").await;
+            let (s0, text) = outline(svc, &root).await;
+            assert_eq!(class_names_in(&text), Vec::<String>::new(), "{text}");
+            let hidden_page = search(svc, &s0, json!({ "text": "Start or Open a Document" })).await;
+            assert!(
+                hidden_page.is_empty(),
+                "a page not shown is found: {hidden_page:?}"
+            );
+            let editor = search(svc, &s0, json!({ "role": "text" }))
+                .await
+                .into_iter()
+                .find(|m| states(m).contains(&"multi-line".to_string()))
+                .expect("the editor");
+            let res = act(
+                svc,
+                &s0,
+                json!([
+                    { "action": "typeText", "ref": r(&editor), "text": "saved through GTK 4" },
+                    { "action": "keypress", "keys": "ctrl+shift+s" }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let dialog = listed_root(svc, app.pid, "Save As").await;
+            assert_eq!(dialog["kind"], "dialog", "{dialog}");
+            let (ds, text) = outline(svc, r(&dialog).as_str()).await;
+            assert!(!text.contains("no accessibility tree"), "{text}");
+            assert_eq!(class_names_in(&text), Vec::<String>::new(), "{text}");
+            let name = search(svc, &ds, json!({ "text": "Name", "role": "text" }))
+                .await
+                .into_iter()
+                .find(|m| m["name"].as_str().is_some_and(|n| n.starts_with("Name")))
+                .expect("the Name field");
+            let save = search(svc, &ds, json!({ "text": "Save", "role": "button" }))
+                .await
+                .into_iter()
+                .next()
+                .expect("the Save button");
+            let res = act(
+                svc,
+                &ds,
+                json!([
+                    { "action": "setText", "ref": r(&name), "text": file.to_str().expect("utf-8 path") },
+                    { "action": "press", "ref": r(&save) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let bytes = file_becomes(&file, "saved through GTK 4\n").await;
+            assert_eq!(bytes.trim_end(), "saved through GTK 4", "{}", res.text);
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Issue 11, GTK 4: nautilus's New Folder dialog (GTK 4.8 sets `VISIBLE` on it, never
+/// `SHOWING`) is listed by find_roots, not hidden; its field is typed into and Create pressed.
+/// The folder on disk decides.
+#[test]
+fn gtk4_new_folder_dialog_is_listed_and_creates_the_folder() {
+    live(
+        "gtk4_new_folder_dialog_is_listed_and_creates_the_folder",
+        240,
+        &["nautilus"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let app = d
+                .launch(&[
+                    "nautilus",
+                    "--new-window",
+                    dir.to_str().expect("utf-8 path"),
+                ])
+                .await;
+            let svc = &d.svc;
+            let title = dir.file_name().and_then(|n| n.to_str()).expect("name");
+            let root = root_of(svc, app.pid, title).await;
+            let (s0, text) = outline(svc, &root).await;
+            assert_eq!(class_names_in(&text), Vec::<String>::new(), "{text}");
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "keypress", "keys": "ctrl+shift+n" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let dialog = listed_root(svc, app.pid, "New Folder").await;
+            assert_eq!(dialog["kind"], "dialog", "{dialog}");
+            let (ds, text) = outline(svc, r(&dialog).as_str()).await;
+            assert_eq!(class_names_in(&text), Vec::<String>::new(), "{text}");
+            let field = one(svc, &ds, json!({ "text": "Folder name", "role": "text" })).await;
+            let res = act(
+                svc,
+                &ds,
+                json!([{ "action": "typeText", "ref": r(&field), "text": "made-by-uidriver" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s1 = successor(&res);
+            let create = one(svc, &s1, json!({ "text": "Create", "role": "button" })).await;
+            assert!(
+                !states(&create).contains(&"disabled".to_string()),
+                "{create}"
+            );
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "press", "ref": r(&create) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let made = dir.join("made-by-uidriver");
+            let t0 = Instant::now();
+            while !made.is_dir() && t0.elapsed() < Duration::from_secs(10) {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            assert!(made.is_dir(), "no folder {made:?}: {}", res.text);
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}

@@ -69,19 +69,15 @@ pub(crate) async fn related(c: &Caller, o: &Obj, kind: u32) -> Result<Vec<Obj>, 
         .collect())
 }
 
-/// The name its labels give a nameless control (`labelled-by`, names joined by a space, a
-/// label's trailing colon dropped), or `None`.
-pub(crate) async fn label_name(c: &Caller, o: &Obj) -> Result<Option<String>, LinuxError> {
+/// The names of the objects that label a control (`labelled-by`, at most 4), as they answer;
+/// `mapping::label_from` makes a name of them.
+pub(crate) async fn label_names(c: &Caller, o: &Obj) -> Result<Vec<String>, LinuxError> {
     let labels = related(c, o, LABELLED_BY).await?;
-    let mut parts = Vec::new();
+    let mut names = Vec::new();
     for l in labels.iter().take(4) {
-        let n = name(c, l).await.unwrap_or_default();
-        let n = n.trim().trim_end_matches(':').trim_end();
-        if !n.is_empty() {
-            parts.push(n.to_string());
-        }
+        names.push(name(c, l).await.unwrap_or_default());
     }
-    Ok((!parts.is_empty()).then(|| parts.join(" ")))
+    Ok(names)
 }
 
 /// The index of the object in its parent.
