@@ -53,6 +53,7 @@ mod lease;
 mod link;
 mod mapping;
 mod observe;
+mod text_styles;
 use uidriver_procfs as procfs;
 mod roots;
 mod screen;
@@ -573,11 +574,13 @@ impl Backend for LinuxBackend {
         // Toolkits count characters as we do; trust but cap what came back.
         let t = text::take_chars(&t, (e - s) as usize).to_string();
         let got = t.chars().count() as u32;
+        let styles = text_styles::read(&c, &obj, s, s + got).await;
         Ok(TextSlice {
             text: t,
             start: s,
             end: s + got,
             total,
+            styles,
         })
     }
 

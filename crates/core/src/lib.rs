@@ -51,7 +51,7 @@ pub use ids::{ElementRef, IdParseError, RootRef, StateId};
 pub use lane::{InputLock, LaneGuard, Lanes};
 pub use model::{
     Bounds, Evidence, ImageInfo, Node, NumericValue, OcrText, RawImage, ResourceKey, RootInfo,
-    RootKind, Snapshot, TextSlice, Timings, Truncation,
+    RootKind, Snapshot, TextSlice, TextStyle, Timings, Truncation,
 };
 pub use outcome::{
     Delivery, DeliveryEvidence, DeliveryMethod, ExpectVerdict, Grounding, GroundingMethod, Outcome,

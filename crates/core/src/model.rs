@@ -583,6 +583,21 @@ pub struct TextSlice {
     pub end: u32,
     /// Total length in characters.
     pub total: u32,
+    /// Runs of the range with formatting (bold, italic, underline, strikethrough), when the
+    /// backend reads it; plain text has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub styles: Vec<TextStyle>,
+}
+
+/// Characters `start..end` (offsets in the whole text) that carry `style`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TextStyle {
+    /// First character.
+    pub start: u32,
+    /// End (exclusive).
+    pub end: u32,
+    /// `bold`, `italic`, `underline`, `strikethrough`.
+    pub style: Vec<String>,
 }
 
 impl TextSlice {
@@ -606,6 +621,7 @@ impl TextSlice {
             start: s,
             end: e,
             total,
+            styles: Vec::new(),
         }
     }
 }

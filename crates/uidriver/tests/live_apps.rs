@@ -1289,3 +1289,88 @@ fn gtk4_new_folder_dialog_is_listed_and_creates_the_folder() {
         },
     );
 }
+
+/// Issue 11 (Writer, "bold readable"): `read_text` gives a paragraph's formatting as styled
+/// runs read from the application. The document is made with python-docx, which also says
+/// where its bold run is; Writer's paragraph must report bold over exactly those characters
+/// and nowhere else.
+#[test]
+fn writer_bold_runs_are_read_with_the_paragraph_text() {
+    live(
+        "writer_bold_runs_are_read_with_the_paragraph_text",
+        300,
+        &["soffice", "python3"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            libreoffice_profile(&d);
+            let doc = tempdir().join("styled.docx");
+            let made = std::process::Command::new("python3")
+                .args(["-c", "import docx, sys\nd = docx.Document(); p = d.add_paragraph('Plain words then ')\np.add_run('bold words').bold = True\np.add_run(' and plain again.')\nd.save(sys.argv[1])"])
+                .arg(&doc)
+                .status()
+                .expect("python3 runs");
+            assert!(made.success(), "python-docx wrote the document");
+            let app = d
+                .launch(&["soffice", "--writer", "--norestore", doc.to_str().unwrap()])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "styled").await;
+            settled(svc, app.pid).await;
+            let s = observe(svc, &root).await;
+            let para = one(
+                svc,
+                &s,
+                json!({ "text": "Plain words", "role": "paragraph" }),
+            )
+            .await;
+            let read = ok(svc, "read_text", json!({ "stateId": s, "ref": r(&para) })).await;
+            assert_eq!(
+                read["text"], "Plain words then bold words and plain again.",
+                "{read}"
+            );
+            let start = "Plain words then ".chars().count();
+            let end = start + "bold words".chars().count();
+            assert_eq!(
+                read["styles"],
+                json!([{ "start": start, "end": end, "style": ["bold"] }]),
+                "{read}"
+            );
+            assert_running(app.pid, "read_text");
+        },
+    );
+}
+
+/// The same rule on a second toolkit: Chromium's paragraph read over AT-SPI reports its `<b>`
+/// run as bold, at the characters the page puts it.
+#[test]
+fn chromium_bold_runs_are_read_over_atspi() {
+    live(
+        "chromium_bold_runs_are_read_over_atspi",
+        240,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let page = dir.join("styled.html");
+            std::fs::write(
+                &page,
+                "<!doctype html><title>Styled Page</title><p>Plain words then <b>bold words</b> and plain again.</p>",
+            )
+            .unwrap();
+            let app = chromium_on(&d, &dir, &page, &["--force-renderer-accessibility"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Styled Page").await;
+            let query = json!({ "text": "Plain words", "role": "paragraph" });
+            let s = look_until_found(svc, &root, query.clone()).await;
+            let para = one(svc, &s, query).await;
+            let read = ok(svc, "read_text", json!({ "stateId": s, "ref": r(&para) })).await;
+            let text = read["text"].as_str().unwrap_or_default();
+            let start = text.find("bold words").expect("the bold words") as u64;
+            assert_eq!(
+                read["styles"],
+                json!([{ "start": start, "end": start + 10, "style": ["bold"] }]),
+                "{read}"
+            );
+        },
+    );
+}

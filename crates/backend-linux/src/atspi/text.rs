@@ -69,6 +69,17 @@ pub(crate) async fn selection(c: &Caller, o: &Obj) -> Result<Option<(i32, i32)>,
     Ok((start != end).then_some((start.min(end), start.max(end))))
 }
 
+/// The attribute run around `offset`: its non-default attributes (`weight`, `style`,
+/// `underline`, ...) and its range `start..end` in characters.
+pub(crate) async fn attribute_run(
+    c: &Caller,
+    o: &Obj,
+    offset: i32,
+) -> Result<(std::collections::HashMap<String, String>, i32, i32), LinuxError> {
+    c.call(&o.bus, &o.path, IFACE, "GetAttributeRun", &(offset, false))
+        .await
+}
+
 /// Moves the caret; whether the toolkit accepted.
 pub(crate) async fn set_caret_offset(c: &Caller, o: &Obj, offset: i32) -> Result<bool, LinuxError> {
     c.call(&o.bus, &o.path, IFACE, "SetCaretOffset", &(offset,))

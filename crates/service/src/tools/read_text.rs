@@ -1,5 +1,6 @@
-//! `read_text`: a range of an element's text, read live from the application (by range, never
-//! the whole text), or served from the state when the state already holds all of it.
+//! `read_text`: a range of an element's text and its formatting, read live from the
+//! application (by range, never the whole text), or served from the state when the backend
+//! cannot read text and the state holds all of it.
 
 use std::time::Duration;
 
@@ -67,22 +68,24 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let cached = node.value.known().filter(|v| {
         node.text_len
             .is_none_or(|l| l as usize == v.chars().count())
+            && (node.text_len.is_some() || node.caps.contains(uidriver_core::Capability::ReadText))
     });
-    let slice = match cached {
-        Some(v)
-            if node.text_len.is_some()
-                || node.caps.contains(uidriver_core::Capability::ReadText) =>
-        {
+    // Live first: the application gives the text as it is now and its formatting (bold runs
+    // of a paragraph); the state's copy serves when the backend cannot read text.
+    let backend = svc.backend_named(&state.root_info.backend)?;
+    let deadline = Deadline::after(Duration::from_secs(5));
+    let live = {
+        let _guard = svc.lanes.enter(&state.root_info.resource).await;
+        backend
+            .read_text(&state.root_info, node, start, end, deadline)
+            .await
+    };
+    let slice = match (live, cached) {
+        (Ok(slice), _) => slice,
+        (Err(e), Some(v)) if e.code == uidriver_core::ErrorCode::NotSupported => {
             slice_of(v, start, end)
         }
-        _ => {
-            let backend = svc.backend_named(&state.root_info.backend)?;
-            let deadline = Deadline::after(Duration::from_secs(5));
-            let _guard = svc.lanes.enter(&state.root_info.resource).await;
-            backend
-                .read_text(&state.root_info, node, start, end, deadline)
-                .await?
-        }
+        (Err(e), _) => return Err(e),
     };
     let more = slice.end < slice.total;
     let mut text = format!(
@@ -94,6 +97,14 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         slice.total,
         quote(&slice.text, MAX_LENGTH as usize)
     );
+    if !slice.styles.is_empty() {
+        let runs: Vec<String> = slice
+            .styles
+            .iter()
+            .map(|r| format!("{} {}–{}", r.style.join("+"), r.start, r.end))
+            .collect();
+        text.push_str(&format!("styles: {}\n", runs.join(", ")));
+    }
     if more {
         text.push_str(&format!("(more: read_text offset {})\n", slice.end));
     }
