@@ -246,6 +246,17 @@ fn a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked() {
             assert_eq!(res.structured["outcome"], "worked", "{}", res.text);
             let bytes = std::fs::read(dir.join("marker.txt")).expect("the command wrote its file");
             assert_eq!(bytes, b"uid-42\n");
+            // The output is terminal text like any other: search_ui and wait_for find it.
+            let s1 = observe(svc, &root).await;
+            let found = search(svc, &s1, json!({ "text": "uid-42", "role": "terminal" })).await;
+            assert_eq!(found.len(), 1, "{found:?}");
+            let waited = ok(
+                svc,
+                "wait_for",
+                json!({ "root": root, "text": "uid-42", "timeoutMs": 5000 }),
+            )
+            .await;
+            assert_eq!(waited["met"], true, "{waited}");
             assert_running(app.pid, "the batch");
         },
     );
