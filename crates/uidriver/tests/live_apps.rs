@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use uidriver_sandbox::testing::live_test as live;
-use uidriver_service::Service;
+use uidriver_service::{Service, ToolResult};
 
 mod desk;
 use desk::*;
@@ -319,13 +319,14 @@ fn libreoffice_profile(d: &Desk) {
 /// above it (25 px): a click on a toolbar button by its ref hit the row above (issue 11's
 /// "geometry off by the window origin"). Now the root pane's frame is measured against its
 /// container and the click lands: Calc's Bold toggle is checked, as the app itself says in a
-/// fresh look (fails on the old geometry: the click hit the row above and Bold stayed off).
+/// fresh look (fails on the old geometry: the click hit the row above and Bold stayed off), and
+/// the cell typed next is bold in the saved workbook (openpyxl).
 #[test]
 fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
     live(
         "a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit",
         300,
-        &["soffice"],
+        &["soffice", "python3"],
         |t| async move {
             let d = Desk::start(&t).await;
             libreoffice_profile(&d);
@@ -360,6 +361,18 @@ fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
                 "Bold is checked after the click: {}",
                 res.text
             );
+            // The saved workbook says the same: the cell typed after the click is bold.
+            let res = act(
+                svc,
+                &fresh,
+                json!([{ "action": "typeText", "text": "Heading\n" }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let book = tempdir().join("bold.xlsx");
+            save_calc_as_xlsx(svc, app.pid, &root, &book).await;
+            assert_eq!(a1_of(&book), "Heading True");
             assert_running(app.pid, "the click");
         },
     );
@@ -1006,6 +1019,74 @@ fn keys_are_verified_on_the_focused_text_in_gtk3_and_qt5() {
     );
 }
 
+/// Saves the Calc document of `pid` as `book` (.xlsx) through its Save dialog the way a person
+/// would: ctrl+shift+s, the file type chosen by a label typed with a hyphen where the option has
+/// an en dash, the path in the Name field, Return, then "Use Excel 2007–365!" in the format
+/// question. Returns the act that filled the dialog.
+async fn save_calc_as_xlsx(
+    svc: &Service,
+    pid: u32,
+    root: &str,
+    book: &std::path::Path,
+) -> ToolResult {
+    let s = observe(svc, root).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "keypress", "keys": "ctrl+shift+s" }]),
+        json!({}),
+    )
+    .await;
+    assert!(!res.is_error, "{}", res.text);
+    let dialog = root_of(svc, pid, "Save").await;
+    let s = observe(svc, &dialog).await;
+    let types = one(
+        svc,
+        &s,
+        json!({ "role": "combo-box", "text": "ODF Spreadsheet" }),
+    )
+    .await;
+    let name = one(svc, &s, json!({ "role": "text", "text": "Name" })).await;
+    let filled = act(
+        svc,
+        &s,
+        json!([
+            { "action": "select", "ref": r(&types), "value": "Excel 2007-365 (.xlsx)" },
+            { "action": "setText", "ref": r(&name), "text": book.to_str().expect("utf-8") },
+            { "action": "keypress", "keys": "Return" }
+        ]),
+        json!({}),
+    )
+    .await;
+    let confirm = root_of(svc, pid, "Confirm File Format").await;
+    let s = observe(svc, &confirm).await;
+    let keep = one(svc, &s, json!({ "role": "button", "text": "Use Excel" })).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "press", "ref": r(&keep) }]),
+        json!({}),
+    )
+    .await;
+    assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+    let t0 = Instant::now();
+    while !book.exists() && t0.elapsed() < Duration::from_secs(15) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    filled
+}
+
+/// A1 of the first sheet of `book`, read with openpyxl: its value and whether its font is bold.
+fn a1_of(book: &std::path::Path) -> String {
+    let read = std::process::Command::new("python3")
+        .args(["-c", "import openpyxl, sys\nc = openpyxl.load_workbook(sys.argv[1]).active['A1']\nprint(c.value, bool(c.font.b))"])
+        .arg(book)
+        .output()
+        .expect("python3 runs");
+    String::from_utf8_lossy(&read.stdout).trim().to_string()
+}
+
 /// Issue 12.4 and 12.1 on a desktop dialog: LibreOffice's Save dialog (GTK 3) lists its file
 /// types with an en dash ("Excel 2007–365 (.xlsx)"); `select` given the hyphen takes it and says
 /// so; `Return` in the name field closes the dialog, which LibreOffice does without an event,
@@ -1034,72 +1115,19 @@ fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
             )
             .await;
             assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
-            let s = observe(svc, &root).await;
-            let res = act(
-                svc,
-                &s,
-                json!([{ "action": "keypress", "keys": "ctrl+shift+s" }]),
-                json!({}),
-            )
-            .await;
-            assert!(!res.is_error, "{}", res.text);
-            let dialog = root_of(svc, app.pid, "Save").await;
-            let s = observe(svc, &dialog).await;
-            let types = one(
-                svc,
-                &s,
-                json!({ "role": "combo-box", "text": "ODF Spreadsheet" }),
-            )
-            .await;
-            let name = one(svc, &s, json!({ "role": "text", "text": "Name" })).await;
-            let res = act(
-                svc,
-                &s,
-                json!([
-                    { "action": "select", "ref": r(&types), "value": "Excel 2007-365 (.xlsx)" },
-                    { "action": "setText", "ref": r(&name), "text": book.to_str().expect("utf-8") },
-                    { "action": "keypress", "keys": "Return" }
-                ]),
-                json!({}),
-            )
-            .await;
+            let filled = save_calc_as_xlsx(svc, app.pid, &root, &book).await;
             assert_eq!(
-                step_outcomes(&res),
+                step_outcomes(&filled),
                 ["worked", "worked", "worked"],
                 "{}",
-                res.text
+                filled.text
             );
             assert!(
-                res.text.contains("taken as \"Excel 2007–365 (.xlsx)\""),
+                filled.text.contains("taken as \"Excel 2007–365 (.xlsx)\""),
                 "{}",
-                res.text
+                filled.text
             );
-            let confirm = root_of(svc, app.pid, "Confirm File Format").await;
-            let s = observe(svc, &confirm).await;
-            let keep = one(svc, &s, json!({ "role": "button", "text": "Use Excel" })).await;
-            let res = act(
-                svc,
-                &s,
-                json!([{ "action": "press", "ref": r(&keep) }]),
-                json!({}),
-            )
-            .await;
-            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
-            let t0 = Instant::now();
-            while !book.exists() && t0.elapsed() < Duration::from_secs(15) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            let read = std::process::Command::new("python3")
-                .args(["-c", "import openpyxl, sys\nprint(openpyxl.load_workbook(sys.argv[1]).active['A1'].value)"])
-                .arg(&book)
-                .output()
-                .expect("python3 runs");
-            assert_eq!(
-                String::from_utf8_lossy(&read.stdout).trim(),
-                "dash",
-                "{read:?}"
-            );
+            assert_eq!(a1_of(&book), "dash False");
             assert_running(app.pid, "the save");
         },
     );
