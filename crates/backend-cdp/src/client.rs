@@ -165,6 +165,41 @@ impl Client {
         self.events.subscribe()
     }
 
+    /// Hands the connection's events (only `session`'s, when given) to `listener` on a task of
+    /// its own, subscribed before this returns so no later event is missed. `on_event` answers
+    /// whether to go on; the task also ends when the listener is dropped (it is held weakly) or
+    /// the connection closes. A receiver that lagged is logged (`what`) and goes on.
+    pub(crate) fn listen<T: Send + Sync + 'static>(
+        &self,
+        session: Option<&str>,
+        listener: &Arc<T>,
+        what: &'static str,
+        on_event: fn(&T, &Event) -> bool,
+    ) {
+        let mut events = self.events();
+        let weak = Arc::downgrade(listener);
+        let session = session.map(str::to_string);
+        tokio::spawn(async move {
+            loop {
+                let ev = match events.recv().await {
+                    Ok(ev) => ev,
+                    Err(broadcast::error::RecvError::Lagged(n)) => {
+                        tracing::debug!(n, what, "event listener lagged");
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                };
+                let Some(l) = weak.upgrade() else { break };
+                if session.is_some() && ev.session_id != session {
+                    continue;
+                }
+                if !on_event(&l, &ev) {
+                    break;
+                }
+            }
+        });
+    }
+
     /// Whether the socket has closed.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)

@@ -33,11 +33,10 @@ pub(crate) use view::{is_handle, page_snapshot, root_info, snapshot, text_of};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::value::RawValue;
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 use uidriver_core::{Deadline, Delivery, StepReport, VerificationMethod};
 
@@ -218,25 +217,7 @@ impl Dialogs {
             session: session.to_string(),
             peers: peers.clone(),
         });
-        let mut events = client.events();
-        let weak: Weak<Dialogs> = Arc::downgrade(&d);
-        let session = session.to_string();
-        tokio::spawn(async move {
-            loop {
-                let ev = match events.recv().await {
-                    Ok(ev) => ev,
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::debug!(n, "dialog listener lagged");
-                        continue;
-                    }
-                    Err(RecvError::Closed) => break,
-                };
-                let Some(d) = weak.upgrade() else { break };
-                if ev.session_id.as_deref() == Some(session.as_str()) && !d.on_event(&ev) {
-                    break;
-                }
-            }
-        });
+        client.listen(Some(session), &d, "dialog", Dialogs::on_event);
         d
     }
 

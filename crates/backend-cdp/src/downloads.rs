@@ -9,12 +9,11 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 use uidriver_core::{Deadline, Download, DownloadState};
 
@@ -54,22 +53,10 @@ impl Downloads {
             dir: dir.clone(),
             tx: watch::Sender::new(Known::default()),
         });
-        let mut events = client.events();
-        let weak: Weak<Downloads> = Arc::downgrade(&d);
-        tokio::spawn(async move {
-            loop {
-                let ev = match events.recv().await {
-                    Ok(ev) => ev,
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::debug!(n, "download listener lagged");
-                        continue;
-                    }
-                    Err(RecvError::Closed) => break,
-                };
-                let Some(d) = weak.upgrade() else { break };
-                let params = ev.params.as_deref().map(RawValue::get).unwrap_or("{}");
-                d.on_event(&ev.method, params);
-            }
+        client.listen(None, &d, "download", |d, ev| {
+            let params = ev.params.as_deref().map(RawValue::get).unwrap_or("{}");
+            d.on_event(&ev.method, params);
+            true
         });
         let cmd = SetDownloadBehavior {
             behavior: if dir.is_some() { "allow" } else { "default" },

@@ -6,12 +6,11 @@
 //! their text is the page's) is the service's job.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
 use uidriver_core::{LogEntry, LogKind};
 
 use crate::client::Client;
@@ -77,28 +76,12 @@ impl PageLog {
         let log = Arc::new(PageLog {
             rings: Mutex::new(Rings::default()),
         });
-        let mut events = client.events();
-        let weak: Weak<PageLog> = Arc::downgrade(&log);
-        let session = session.to_string();
-        tokio::spawn(async move {
-            loop {
-                let ev = match events.recv().await {
-                    Ok(ev) => ev,
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::debug!(n, "page log listener lagged");
-                        continue;
-                    }
-                    Err(RecvError::Closed) => break,
-                };
-                if ev.session_id.as_deref() != Some(session.as_str()) {
-                    continue;
-                }
-                let Some(log) = weak.upgrade() else { break };
-                if ev.method == "Inspector.detached" {
-                    break;
-                }
-                log.on_event(&ev);
+        client.listen(Some(session), &log, "page log", |log, ev| {
+            if ev.method == "Inspector.detached" {
+                return false;
             }
+            log.on_event(ev);
+            true
         });
         log
     }
