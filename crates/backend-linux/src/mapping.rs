@@ -280,6 +280,21 @@ pub(crate) fn is_surface_role(n: u32) -> bool {
     )
 }
 
+/// Whether a role only lays out what it holds (panes, sections, groups, scroll panes and bars,
+/// split panes, tool bars): the containers a toolkit hides whole, subtree and all.
+pub(crate) fn is_layout_box(n: u32) -> bool {
+    matches!(
+        map_role(n).1,
+        Role::Pane
+            | Role::Section
+            | Role::Group
+            | Role::ScrollPane
+            | Role::ScrollBar
+            | Role::SplitPane
+            | Role::Toolbar
+    )
+}
+
 /// Whether a node's text (Text interface) is its visible content rather than a repeat of its
 /// name: static text and paragraphs in web content, labels without a name.
 pub(crate) fn text_is_content(n: u32) -> bool {

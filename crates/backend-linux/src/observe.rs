@@ -426,6 +426,7 @@ impl Walk {
         let (c, scope, req) = (&env.c, env.scope, env.req);
         let d = &self.nodes[n].d;
         let wanted = d.states.has(state::SHOWING) || self.sought.contains(&d.obj);
+        let gtk4_box = scope.toolkit == Toolkit::Gtk4 && judges_gtk4_screen(&self.nodes, n);
         if wanted && !is_bare_wrapper(d) {
             let (obj, role_n, states, ifaces, no_name) = (
                 d.obj.clone(),
@@ -438,10 +439,7 @@ impl Walk {
             let (tk, origin, memo) = (scope.toolkit, scope.origin, scope.memo);
             // Rectangles cost a call each: read them when asked, and always for the root and
             // for surfaces that only pixels describe (what decides a visual look).
-            // GTK4 marks nothing below a window showing: its rectangle is what says whether
-            // a widget is on screen (`unshow_gtk4_boxes`).
-            let want_bounds =
-                req.bounds || n == 0 || mapping::is_pixel_surface(role_n) || tk == Toolkit::Gtk4;
+            let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n) || gtk4_box;
             pending.push(
                 async move {
                     let d = details(
@@ -769,6 +767,21 @@ fn gtk4_showing(s: &mut States, parent_showing: bool) {
     if parent_showing && s.has(state::VISIBLE) {
         s.0 |= 1 << state::SHOWING;
     }
+}
+
+/// Whether node `n`'s rectangle is read to tell whether GTK4 shows it and all below it
+/// ([`unshow_gtk4_boxes`]): GTK4 marks nothing below a window showing. What GTK 4.8 keeps
+/// visible off screen is a layout container (a stack page, a revealer, an info bar, an
+/// overlay scroll bar), so controls and leaves, a call each, are judged by their containers;
+/// and so is a sole child of an element with a rectangle, which is on screen when its parent
+/// is (a stack's pages hang alone under a `GtkStackPage`, which has no rectangle).
+fn judges_gtk4_screen(nodes: &[Raw], n: usize) -> bool {
+    let d = &nodes[n].d;
+    let sole_child = nodes[n].parent.is_some_and(|p| {
+        let parent = &nodes[p].d;
+        parent.child_count == 1 && parent.ifaces.has(Ifaces::COMPONENT)
+    });
+    d.child_count != 0 && mapping::is_layout_box(d.role) && !sole_child
 }
 
 /// Takes back the `SHOWING` that [`gtk4_showing`] lent a visible GTK4 widget whose
@@ -1269,27 +1282,22 @@ mod tests {
     /// and everything below them are hidden; the observed window and what it shows are not.
     #[test]
     fn gtk4_widgets_without_area_or_outside_the_window_are_not_showing() {
-        let node = |path: &str, parent: Option<usize>, kids: Vec<usize>, b: Option<Bounds>| Raw {
-            d: Described {
-                obj: Obj::new(":1.9", path),
-                role: role::PANEL,
-                states: States((1 << state::SHOWING) | (1 << state::VISIBLE)),
-                ifaces: Ifaces::default(),
-                name: String::new(),
-                description: String::new(),
-                child_count: kids.len() as i32,
-                accessible_id: None,
-            },
-            parent,
-            children: kids,
-            depth: 0,
-            details: b.map(|b| Details {
+        let node = |path: &str, parent: Option<usize>, kids: Vec<usize>, b: Option<Bounds>| {
+            let showing = (1 << state::SHOWING) | (1 << state::VISIBLE);
+            let mut n = raw(
+                path,
+                role::PANEL,
+                showing,
+                Ifaces::default(),
+                (parent, kids),
+            );
+            n.details = b.map(|b| Details {
                 bounds: Some(b),
                 bounds_read: true,
                 empty: !b.is_visible(),
                 ..Details::default()
-            }),
-            truncated: None,
+            });
+            n
         };
         let mut nodes = vec![
             node(
@@ -1324,6 +1332,70 @@ mod tests {
             .map(|n| n.d.states.has(state::SHOWING))
             .collect();
         assert_eq!(showing, [true, true, false, false, false]);
+    }
+
+    /// Issue 11 (the calculator's look, 8.8 → 24.5 ms when every GTK4 rectangle was read):
+    /// only layout containers are judged by their own rectangle, and not a sole child of an
+    /// element that has one; a stack page under its rectangle-less `GtkStackPage` is.
+    #[test]
+    fn gtk4_rectangles_are_read_for_layout_containers_only() {
+        let node = |role: u32, parent: Option<usize>, kids: Vec<usize>, component: bool| {
+            let ifaces = if component {
+                Ifaces::COMPONENT
+            } else {
+                Ifaces::default()
+            };
+            raw("/n", role, 1 << state::VISIBLE, ifaces, (parent, kids))
+        };
+        const BUTTON: u32 = 43;
+        let nodes = vec![
+            node(role::FRAME, None, vec![1], true),
+            node(role::PANEL, Some(0), vec![2, 3, 5], true),
+            node(role::LABEL, Some(1), vec![], true),
+            node(BUTTON, Some(1), vec![4], true),
+            node(role::PANEL, Some(3), vec![], true),
+            node(role::PANEL, Some(1), vec![6], false),
+            node(role::PANEL, Some(5), vec![7], true),
+            node(role::PANEL, Some(6), vec![8], true),
+            node(role::LABEL, Some(7), vec![], true),
+        ];
+        let judged: Vec<bool> = (0..nodes.len())
+            .map(|n| judges_gtk4_screen(&nodes, n))
+            .collect();
+        // 1: the frame's sole child; 3: a button; 5: a `GtkStackPage` among its siblings
+        // (it has no rectangle to read); 6: the page under it; 7: the page's sole child.
+        assert_eq!(
+            judged,
+            [false, false, false, false, false, true, true, false, false]
+        );
+    }
+
+    /// A node of a test tree: `role`, `states` and `ifaces` at `path`, under `parent`.
+    fn raw(
+        path: &str,
+        role: u32,
+        states: u64,
+        ifaces: Ifaces,
+        tree: (Option<usize>, Vec<usize>),
+    ) -> Raw {
+        let (parent, children) = tree;
+        Raw {
+            d: Described {
+                obj: Obj::new(":1.9", path),
+                role,
+                states: States(states),
+                ifaces,
+                name: String::new(),
+                description: String::new(),
+                child_count: children.len() as i32,
+                accessible_id: None,
+            },
+            parent,
+            children,
+            depth: 0,
+            details: None,
+            truncated: None,
+        }
     }
 
     /// The observed node, alone.

@@ -1189,7 +1189,7 @@ async fn listed_root(svc: &Service, pid: u32, title: &str) -> Value {
 /// Issue 11, GTK 4: gnome-text-editor's Save As (a GTK 4.8 file chooser whose dialog has the
 /// role `filler` and no `SHOWING`) is a dialog root with its tree; its name field is found by
 /// its label, filled with a path and saved. No class name is a name, and a page GTK keeps
-/// visible at 0×0 ("Start or Open a Document") is not found. The saved file's bytes decide.
+/// visible at 0×0 ("Start or Open a Document") or a closed info bar is not found. The saved file's bytes decide.
 #[test]
 fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
     live(
@@ -1209,6 +1209,12 @@ fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
             assert!(
                 hidden_page.is_empty(),
                 "a page not shown is found: {hidden_page:?}"
+            );
+            // A closed info bar's labels: leaves judged by the containers above them.
+            let closed_bar = search(svc, &s0, json!({ "text": "Could Not Open File" })).await;
+            assert!(
+                closed_bar.is_empty(),
+                "a closed bar is found: {closed_bar:?}"
             );
             let editor = search(svc, &s0, json!({ "role": "text" }))
                 .await
