@@ -6,8 +6,9 @@
 //! cancelled the call (the safe point: a step is either sent whole or not at all).
 //!
 //! A backend supplies only what differs per platform: how a ref is grounded, how one step is
-//! delivered, how its effect is read back. The `expect` postcondition and the successor
-//! observation are the service's (`act_ui`), as they need a new look at the root.
+//! delivered, how its effect is read back. The `expect` postcondition is waited for by
+//! [`crate::watch`] after the batch; the looks it judges are the service's (`act_ui`), as
+//! they need the store, the lanes and the root listing.
 
 use std::future::Future;
 use std::time::Duration;

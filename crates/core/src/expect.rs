@@ -1,5 +1,5 @@
 //! Postconditions: what an `act_ui` call (or `wait_for`) expects to see, and the pure check of
-//! a state against it. Waiting and re-observing is the service's job; this file only judges.
+//! a state against it. The waiting and re-observing loop is `watch.rs`; this file only judges.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -34,6 +34,7 @@ pub mod search;
 pub mod state;
 pub mod store;
 mod vocab;
+pub mod watch;
 pub mod web;
 
 #[cfg(feature = "testing")]

@@ -177,9 +177,8 @@ mod tests {
     /// control comes first, so `select` on the top match acts on the control.
     #[test]
     fn a_control_ranks_above_the_label_that_names_it() {
-        use crate::model::{Evidence, Snapshot};
+        use crate::model::Evidence;
         use crate::vocab::CapSet;
-        use crate::{NewState, RootRef, StateId};
         let node = |role, caps: CapSet, parent| Node {
             role,
             name: Evidence::from_text("Plan"),
@@ -199,21 +198,7 @@ mod tests {
                 Some(0),
             ),
         ];
-        let state = State::build(NewState {
-            id: StateId::from_raw(1),
-            root: RootRef::from_raw(1),
-            root_info: crate::store::tests::root_info("k"),
-            epoch: 0,
-            snapshot: Snapshot {
-                nodes,
-                complete: true,
-                ..Snapshot::default()
-            },
-            image: None,
-            ocr: vec![],
-            successor: false,
-            previous: None,
-        });
+        let state = crate::store::tests::state_of(nodes);
         let found = search(
             &state,
             &Query {

@@ -231,14 +231,19 @@ pub(crate) mod tests {
         }
     }
 
-    fn state(store: &StateStore, root: RootRef) -> State {
+    /// A complete state s1 of root r1 with `nodes`.
+    pub(crate) fn state_of(nodes: Vec<Node>) -> State {
+        state_at(StateId::from_raw(1), RootRef::from_raw(1), nodes)
+    }
+
+    fn state_at(id: StateId, root: RootRef, nodes: Vec<Node>) -> State {
         State::build(NewState {
-            id: store.allocate(),
+            id,
             root,
             root_info: root_info("k"),
             epoch: 0,
             snapshot: Snapshot {
-                nodes: vec![Node::default()],
+                nodes,
                 complete: true,
                 ..Snapshot::default()
             },
@@ -247,6 +252,10 @@ pub(crate) mod tests {
             previous: None,
             successor: false,
         })
+    }
+
+    fn state(store: &StateStore, root: RootRef) -> State {
+        state_at(store.allocate(), root, vec![Node::default()])
     }
 
     #[test]

@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::action::validate_steps;
 use uidriver_core::diff::{diff, full_view_reason, render_diff};
+use uidriver_core::watch::{watch, End, Sighting, Watcher};
 use uidriver_core::{
     ActRequest, Deadline, Delivery, Error, ErrorCode, Expect, ExpectVerdict, Outcome, RawStep,
     RootInfo, RootKind, RootRef, State, StateId, Step, StepReport,
@@ -347,112 +348,124 @@ struct After {
     roots: Vec<Listed>,
 }
 
-/// Observes the successor: waits for the postcondition when there is one, otherwise settles
-/// briefly.
+/// Observes the successor: waits for the postcondition when there is one (core's
+/// [`watch`]), otherwise settles briefly and looks once.
 async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<After, Error> {
-    let Look {
-        a,
-        base,
-        info,
-        backend,
-        epoch,
-        delivered,
-        all_worked,
-        check_expect,
-        preexisting,
-    } = l;
-    let mode = if base.image.is_some() {
-        Mode::Visual
-    } else {
-        Mode::Semantic
-    };
-    let mut verdict = None;
-    let mut successor: Option<Arc<State>> = None;
-    let mut closed: Option<Error> = None;
     // Every step `worked` means the backend already saw each effect (and let the app's burst
     // end): the successor is observed at once. Otherwise give the app a moment to show it.
-    if delivered && !all_worked {
+    if l.delivered && !l.all_worked {
         let _ = tokio::time::timeout(
             Duration::from_millis(150),
-            backend.wait_change(info, deadline.cap(Duration::from_millis(150))),
+            l.backend
+                .wait_change(l.info, deadline.cap(Duration::from_millis(150))),
         )
         .await;
     }
-    let expect_deadline = a
-        .expect
-        .as_ref()
-        .filter(|_| check_expect)
-        .map(|e| deadline.cap(e.timeout()));
-    // One listing per look serves both finding the root again and the root changes.
-    let mut after: Vec<Listed>;
-    loop {
-        after = svc.app_roots(info, deadline).await;
-        let Some(now_info) = after
+    let (a, check_expect, preexisting) = (l.a, l.check_expect, l.preexisting);
+    let mut w = Successors {
+        svc,
+        l,
+        deadline,
+        roots: Vec::new(),
+        now: None,
+    };
+    let (state, closed, verdict) = match a.expect.as_ref().filter(|_| check_expect) {
+        Some(e) => {
+            let out = watch(&mut w, e, deadline.cap(e.timeout()), EXPECT_RECHECK).await;
+            match out.end {
+                End::Held(s) if preexisting == Some(true) => {
+                    (Some(s), None, Some(ExpectVerdict::Preexisting))
+                }
+                End::Held(s) => (Some(s), None, Some(ExpectVerdict::Verified)),
+                End::TimedOut => (out.last, None, Some(ExpectVerdict::Failed)),
+                End::Closed(e) => (out.last, Some(e), None),
+                End::Failed(e) => return Err(e),
+            }
+        }
+        None => match w.look(None).await? {
+            Sighting::Seen(s) => (Some(s), None, None),
+            Sighting::Closed(e) => (None, Some(e), None),
+        },
+    };
+    Ok(After {
+        state,
+        closed,
+        verdict,
+        roots: w.roots,
+    })
+}
+
+/// The longest wait for a change between two looks for an `expect`.
+const EXPECT_RECHECK: Duration = Duration::from_millis(500);
+
+/// The looks at the successor: each finds the root again in a fresh listing of the app's roots
+/// (kept: one listing per look serves both the root and the root changes) and observes it.
+struct Successors<'a> {
+    svc: &'a Service,
+    l: Look<'a>,
+    deadline: Deadline,
+    roots: Vec<Listed>,
+    /// The root as the last listing had it.
+    now: Option<RootInfo>,
+}
+
+#[async_trait::async_trait]
+impl Watcher for Successors<'_> {
+    async fn look(&mut self, last: Option<&Arc<State>>) -> Result<Sighting, Error> {
+        let (l, deadline) = (&self.l, self.deadline);
+        let info = l.info;
+        self.roots = self.svc.app_roots(info, deadline).await;
+        let Some(now) = self
+            .roots
             .iter()
             .find(|l| l.info.key == info.key)
             .map(|l| l.info.clone())
         else {
-            closed = Some(
-                Error::new(
-                    ErrorCode::TargetClosed,
-                    format!(
-                        "{} ({} {:?}) closed",
-                        base.root,
-                        info.kind.as_str(),
-                        info.title
-                    ),
-                )
-                .delivered(Delivery::Delivered),
+            let closed = Error::new(
+                ErrorCode::TargetClosed,
+                format!(
+                    "{} ({} {:?}) closed",
+                    l.base.root,
+                    info.kind.as_str(),
+                    info.title
+                ),
             );
-            break;
+            return Ok(Sighting::Closed(closed.delivered(Delivery::Delivered)));
         };
-        let s = svc
+        let mode = if l.base.image.is_some() {
+            Mode::Visual
+        } else {
+            Mode::Semantic
+        };
+        let delivery = if l.delivered {
+            Delivery::Delivered
+        } else {
+            Delivery::NotDelivered
+        };
+        let s = self
+            .svc
             .look(
                 LookSpec {
-                    root: base.root,
-                    info: &now_info,
-                    epoch,
+                    root: l.base.root,
+                    info: &now,
+                    epoch: l.epoch,
                     mode,
-                    successor_of: Some(successor.clone().unwrap_or_else(|| base.clone())),
+                    successor_of: Some(last.unwrap_or(l.base).clone()),
                 },
                 deadline,
             )
             .await
-            .map_err(|e| {
-                e.delivered(if delivered {
-                    Delivery::Delivered
-                } else {
-                    Delivery::NotDelivered
-                })
-            })?;
-        successor = Some(s.clone());
-        let (Some(e), Some(ed)) = (&a.expect, expect_deadline) else {
-            break;
-        };
-        if e.holds(&s) {
-            verdict = Some(if preexisting == Some(true) {
-                ExpectVerdict::Preexisting
-            } else {
-                ExpectVerdict::Verified
-            });
-            break;
-        }
-        if ed.expired() {
-            verdict = Some(ExpectVerdict::Failed);
-            break;
-        }
-        let _ = tokio::time::timeout(
-            ed.remaining(),
-            backend.wait_change(&now_info, ed.cap(Duration::from_millis(500))),
-        )
-        .await;
+            .map_err(|e| e.delivered(delivery))?;
+        self.now = Some(now);
+        Ok(Sighting::Seen(s))
     }
-    Ok(After {
-        state: successor,
-        closed,
-        verdict,
-        roots: after,
-    })
+
+    async fn changed(&mut self, within: Deadline) {
+        if let Some(now) = &self.now {
+            // A backend that cannot wait for changes is looked at again at once.
+            let _ = self.l.backend.wait_change(now, within).await;
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -3,6 +3,7 @@
 //! is held only while looking, never while waiting, so acts on the same app are not blocked.
 //! `download: true` waits instead for a browser's download to finish (no look, no lane).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -10,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use uidriver_core::outline::{describe, quote};
 use uidriver_core::search::{search, Query};
+use uidriver_core::watch::{watch, End, Sighting, Watcher};
 use uidriver_core::{
-    Deadline, Download, DownloadState, ElementRef, Error, ErrorCode, Expect, Role, RootRef, State,
-    StateId,
+    Deadline, Download, DownloadState, ElementRef, Error, ErrorCode, Expect, Role, RootInfo,
+    RootRef, State, StateId,
 };
 
 use crate::look::{LookSpec, Mode};
@@ -209,37 +211,102 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         let info = svc.root_info(root)?;
         svc.backend_named(&info.backend)?.clone()
     };
-    let mut last = base.clone();
-    let mut checks = 0u32;
     crate::call::doing(format!("wait_for: watching {root}"));
-    loop {
+    let mut w = Looks {
+        svc,
+        root,
+        backend: &*backend,
+        deadline,
+        base,
+        info: None,
+        looks: 0,
+        timeout,
+    };
+    let out = watch(&mut w, &expect, deadline, RECHECK).await;
+    // The last look, or the caller's state when none was taken.
+    let last = out.last.clone().or(w.base);
+    let state = match out.end {
+        End::Held(state) => state,
+        End::TimedOut => return Err(ran_out(&expect, timeout, out.checks, last.as_deref())),
+        End::Failed(e) if out_of_time(&e, deadline) => {
+            return Err(ran_out(&expect, timeout, out.checks, last.as_deref()))
+        }
+        End::Failed(e) => return Err(e),
+        End::Closed(_) if a.gone && a.target.is_none() && a.scope_ref.is_none() => {
+            return Ok(ToolResult::ok(
+                format!(
+                    "{root} closed, so the condition ({}) holds",
+                    expect.describe()
+                ),
+                &Output {
+                    met: true,
+                    root_closed: true,
+                    checks: None,
+                    state: None,
+                    downloads: vec![],
+                },
+            ));
+        }
+        End::Closed(e) => return Err(e),
+    };
+    let checks = out.checks;
+    let mut text = format!(
+        "condition met after {checks} checks: {}\n{}\n",
+        expect.describe(),
+        state_header(&state)
+    );
+    if !a.gone {
+        let q = Query {
+            text: a.text.clone(),
+            roles: a
+                .role
+                .as_deref()
+                .and_then(Role::from_wire)
+                .into_iter()
+                .collect(),
+            ..Query::default()
+        };
+        for m in search(&state, &q).iter().take(10) {
+            text.push_str(&format!(
+                "{} {}\n",
+                state.ref_of(m.index),
+                describe(&state.snapshot.nodes[m.index])
+            ));
+        }
+    }
+    let out = Output {
+        met: true,
+        root_closed: false,
+        checks: Some(checks),
+        state: Some(state_out(&state)),
+        downloads: vec![],
+    };
+    Ok(ToolResult::ok(text, &out))
+}
+
+/// wait_for's looks: each under the root's lane, at the root as it is listed now.
+struct Looks<'a> {
+    svc: &'a Service,
+    root: RootRef,
+    backend: &'a dyn uidriver_core::Backend,
+    deadline: Deadline,
+    /// The state the caller gave: the first look succeeds it.
+    base: Option<Arc<State>>,
+    /// The root as the last look found it.
+    info: Option<RootInfo>,
+    looks: u32,
+    timeout: u64,
+}
+
+#[async_trait::async_trait]
+impl Watcher for Looks<'_> {
+    async fn look(&mut self, last: Option<&Arc<State>>) -> Result<Sighting, Error> {
+        let (svc, root, deadline) = (self.svc, self.root, self.deadline);
         let info = svc.root_info(root)?;
         let guard = svc.lanes.enter(&info.resource).await;
         let info = match svc.refresh_root(root, &info, deadline).await {
             Ok(i) => i,
-            Err(e) if out_of_time(&e, deadline) => {
-                return Err(ran_out(&expect, timeout, checks, last.as_deref()))
-            }
-            Err(e)
-                if e.code == ErrorCode::TargetClosed
-                    && a.gone
-                    && a.target.is_none()
-                    && a.scope_ref.is_none() =>
-            {
-                return Ok(ToolResult::ok(
-                    format!(
-                        "{root} closed, so the condition ({}) holds",
-                        expect.describe()
-                    ),
-                    &Output {
-                        met: true,
-                        root_closed: true,
-                        checks: None,
-                        state: None,
-                        downloads: vec![],
-                    },
-                ));
-            }
+            Err(e) if e.code == ErrorCode::TargetClosed => return Ok(Sighting::Closed(e)),
             Err(e) => return Err(e),
         };
         let state = svc
@@ -249,67 +316,25 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
                     info: &info,
                     epoch: guard.epoch(),
                     mode: Mode::Semantic,
-                    successor_of: last.clone(),
+                    successor_of: last.or(self.base.as_ref()).cloned(),
                 },
                 deadline.cap(Duration::from_secs(8)),
             )
-            .await
-            .map_err(|e| {
-                if out_of_time(&e, deadline) {
-                    ran_out(&expect, timeout, checks, last.as_deref())
-                } else {
-                    e
-                }
-            })?;
+            .await?;
         drop(guard);
-        checks += 1;
+        self.info = Some(info);
+        self.looks += 1;
         crate::call::doing(format!(
-            "wait_for: watching {root}, not met after {checks} looks of {:.1} s allowed",
-            timeout as f64 / 1000.0
+            "wait_for: watching {root}, not met after {} looks of {:.1} s allowed",
+            self.looks,
+            self.timeout as f64 / 1000.0
         ));
-        if expect.holds(&state) {
-            let mut text = format!(
-                "condition met after {checks} checks: {}\n{}\n",
-                expect.describe(),
-                state_header(&state)
-            );
-            if !a.gone {
-                let q = Query {
-                    text: a.text.clone(),
-                    roles: a
-                        .role
-                        .as_deref()
-                        .and_then(Role::from_wire)
-                        .into_iter()
-                        .collect(),
-                    ..Query::default()
-                };
-                for m in search(&state, &q).iter().take(10) {
-                    text.push_str(&format!(
-                        "{} {}\n",
-                        state.ref_of(m.index),
-                        describe(&state.snapshot.nodes[m.index])
-                    ));
-                }
-            }
-            let out = Output {
-                met: true,
-                root_closed: false,
-                checks: Some(checks),
-                state: Some(state_out(&state)),
-                downloads: vec![],
-            };
-            return Ok(ToolResult::ok(text, &out));
-        }
-        last = Some(state.clone());
-        let wait = deadline.cap(RECHECK);
-        if !deadline.expired() {
-            let _ = tokio::time::timeout(wait.remaining(), backend.wait_change(&info, wait)).await;
-        }
-        // Checked after the idle wait, not only after a look: a deadline that ran out while
-        // waiting answers with the last look, not with a look that had no time left.
-        if deadline.expired() {
-            return Err(ran_out(&expect, timeout, checks, Some(&state)));
+        Ok(Sighting::Seen(state))
+    }
+
+    async fn changed(&mut self, within: Deadline) {
+        if let Some(info) = &self.info {
+            let _ = self.backend.wait_change(info, within).await;
         }
     }
 }
