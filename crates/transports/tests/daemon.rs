@@ -4,8 +4,9 @@
 //! call cut off in flight may have run; the daemon does not idle-exit while a client is attached.
 //! A "dead daemon" is one whose runtime was dropped: its listener and every connection close,
 //! as when the process is killed (the killed-process case is tests/mcp/reliability.py).
+//! A fixed bug's test goes to `regressions.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,26 +18,8 @@ use uidriver_core::Backend;
 use uidriver_service::{CallContext, Service, ServiceConfig};
 use uidriver_transports::{bind_socket, serve_daemon, DaemonClient, DaemonOptions, ToolCaller};
 
-/// A temp dir for one test's socket, removed at the end.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(test: &str) -> Dir {
-        let d =
-            std::env::temp_dir().join(format!("uidriver-transports-{}-{test}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn socket(&self) -> PathBuf {
-        self.0.join("d.sock")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::{code, policy, Dir};
 
 /// A daemon on its own runtime (two threads), so dropping it closes everything it holds.
 struct Daemon {
@@ -102,13 +85,6 @@ impl Daemon {
         self.exited = self.exited || self.done.try_recv().is_ok();
         self.exited
     }
-}
-
-fn code(r: &uidriver_service::ToolResult) -> String {
-    r.structured["error"]["code"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
 }
 
 async fn line_exchange(stream: &mut BufReader<UnixStream>, line: &[u8]) -> Value {
@@ -254,62 +230,6 @@ async fn the_daemon_stays_while_a_client_is_attached_and_idles_out_after() {
     daemon.kill();
 }
 
-/// A daemon that dies just after a request reached it: the first connection reads one line and
-/// closes unanswered; later ones answer every `ping` by id. Counts the connections it took.
-async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::AtomicUsize> {
-    let listener = tokio::net::UnixListener::bind(path).unwrap();
-    let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let count = taken.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stream);
-                let mut line = String::new();
-                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
-                    if n == 0 {
-                        return;
-                    }
-                    let req: Value = serde_json::from_str(&line).unwrap();
-                    let answer = json!({"id": req["id"], "pong": {"pid": 7}});
-                    let mut out = serde_json::to_vec(&answer).unwrap();
-                    out.push(b'\n');
-                    lines.get_mut().write_all(&out).await.unwrap();
-                    line.clear();
-                }
-            });
-        }
-    });
-    taken
-}
-
-#[tokio::test]
-async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
-    let dir = Dir::new("replay");
-    let taken = dies_on_the_first_request(&dir.socket()).await;
-    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
-    let pong = client
-        .ping()
-        .await
-        .expect("the ping is replayed on a new connection");
-    assert_eq!(pong["pid"], 7);
-    assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), 2);
-
-    let dir = Dir::new("no-replay");
-    let taken = dies_on_the_first_request(&dir.socket()).await;
-    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
-    let r = client
-        .call("act_ui", json!({"stateId": "s", "actions": []}))
-        .await;
-    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
-    assert_eq!(r.structured["error"]["delivery"], "maybe", "{}", r.text);
-    assert_eq!(
-        taken.load(std::sync::atomic::Ordering::SeqCst),
-        1,
-        "not replayed"
-    );
-}
-
 /// A daemon that takes requests and never answers (as one stopped with SIGSTOP): a call gives
 /// up at its answer limit with a true delivery, and the client is not wedged.
 #[tokio::test]
@@ -342,10 +262,6 @@ async fn a_daemon_that_never_answers_costs_a_call_its_limit_not_forever() {
     );
 }
 
-fn policy(text: &str) -> Arc<uidriver_service::Policy> {
-    Arc::new(uidriver_service::Policy::parse(text, "p.toml", |_| None).unwrap())
-}
-
 /// Issue 15: the shared daemon applies a client's policy to that client's calls only.
 #[tokio::test]
 async fn a_clients_policy_travels_with_each_call_and_binds_only_that_client() {
@@ -376,50 +292,6 @@ async fn a_clients_policy_travels_with_each_call_and_binds_only_that_client() {
         r.text
     );
     daemon.kill();
-}
-
-/// A daemon from before policies drops the field unread: a client with a policy must not
-/// send it a call.
-#[tokio::test]
-async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
-    let dir = Dir::new("old-daemon");
-    let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
-    let ops = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = ops.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let seen = seen.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stream);
-                let mut line = String::new();
-                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
-                    let req: Value = serde_json::from_str(&line).unwrap();
-                    seen.lock()
-                        .unwrap()
-                        .push(req["op"].as_str().unwrap_or("call").into());
-                    let answer = json!({"id": req["id"], "pong": {"pid": 7, "version": "0.1.0"}});
-                    let mut out = serde_json::to_vec(&answer).unwrap();
-                    out.push(b'\n');
-                    lines.get_mut().write_all(&out).await.unwrap();
-                    line.clear();
-                }
-            });
-        }
-    });
-    // The connection connect() opened is checked too, before the first call uses it.
-    let client = DaemonClient::connect(&dir.socket())
-        .await
-        .unwrap()
-        .with_policy(Some(policy("[tools]\ndeny = [\"act_ui\"]\n")));
-    let r = client.call("observe_ui", json!({ "root": "@r1" })).await;
-    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
-    assert!(r.text.contains("older than --policy"), "{}", r.text);
-    assert_eq!(r.structured["error"]["delivery"], "not_delivered");
-    assert!(
-        !ops.lock().unwrap().iter().any(|o| o == "call"),
-        "no call reached it: {:?}",
-        ops.lock().unwrap()
-    );
 }
 
 /// Issue 15 item 2: a call that asks for progress hears from the daemon at least every second

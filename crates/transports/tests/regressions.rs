@@ -1,0 +1,116 @@
+//! One test per bug fixed in the transports, named for what must stay true, with where it was
+//! found. A new fix adds its test here.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use uidriver_transports::{DaemonClient, ToolCaller};
+
+mod support;
+use support::{code, policy, Dir};
+
+/// A daemon that dies just after a request reached it: the first connection reads one line and
+/// closes unanswered; later ones answer every `ping` by id. Counts the connections it took.
+async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::AtomicUsize> {
+    let listener = tokio::net::UnixListener::bind(path).unwrap();
+    let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = taken.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stream);
+                let mut line = String::new();
+                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
+                    if n == 0 {
+                        return;
+                    }
+                    let req: Value = serde_json::from_str(&line).unwrap();
+                    let answer = json!({"id": req["id"], "pong": {"pid": 7}});
+                    let mut out = serde_json::to_vec(&answer).unwrap();
+                    out.push(b'\n');
+                    lines.get_mut().write_all(&out).await.unwrap();
+                    line.clear();
+                }
+            });
+        }
+    });
+    taken
+}
+
+/// CI (41e40ea, e7cfe60): a read-only call whose answer was lost when its daemon died as it
+/// was sent is sent again on a new daemon (it used to fail the desktop reliability test), and
+/// an act is never replayed: it may have run.
+#[tokio::test]
+async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
+    let dir = Dir::new("replay");
+    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let pong = client
+        .ping()
+        .await
+        .expect("the ping is replayed on a new connection");
+    assert_eq!(pong["pid"], 7);
+    assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    let dir = Dir::new("no-replay");
+    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let client = DaemonClient::connect(&dir.socket()).await.unwrap();
+    let r = client
+        .call("act_ui", json!({"stateId": "s", "actions": []}))
+        .await;
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "maybe", "{}", r.text);
+    assert_eq!(
+        taken.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "not replayed"
+    );
+}
+
+/// Issue 15 (cbb7d5f): a daemon from before policies drops the field unread, so a client with a
+/// policy must not send it a call; the connection `connect()` opened was not checked (the
+/// policy came after it).
+#[tokio::test]
+async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
+    let dir = Dir::new("old-daemon");
+    let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
+    let ops = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = ops.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stream);
+                let mut line = String::new();
+                while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
+                    let req: Value = serde_json::from_str(&line).unwrap();
+                    seen.lock()
+                        .unwrap()
+                        .push(req["op"].as_str().unwrap_or("call").into());
+                    let answer = json!({"id": req["id"], "pong": {"pid": 7, "version": "0.1.0"}});
+                    let mut out = serde_json::to_vec(&answer).unwrap();
+                    out.push(b'\n');
+                    lines.get_mut().write_all(&out).await.unwrap();
+                    line.clear();
+                }
+            });
+        }
+    });
+    // The connection connect() opened is checked too, before the first call uses it.
+    let client = DaemonClient::connect(&dir.socket())
+        .await
+        .unwrap()
+        .with_policy(Some(policy("[tools]\ndeny = [\"act_ui\"]\n")));
+    let r = client.call("observe_ui", json!({ "root": "@r1" })).await;
+    assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
+    assert!(r.text.contains("older than --policy"), "{}", r.text);
+    assert_eq!(r.structured["error"]["delivery"], "not_delivered");
+    assert!(
+        !ops.lock().unwrap().iter().any(|o| o == "call"),
+        "no call reached it: {:?}",
+        ops.lock().unwrap()
+    );
+}
