@@ -1,15 +1,18 @@
 //! Live tests of the sandbox against the real Xvfb / dbus-daemon / AT-SPI / openbox: they prove
 //! that it starts a usable isolated desktop, that apps show windows on its AT-SPI registry, and
 //! that stop leaves nothing behind. Each test runs under a hard timeout (a hang fails, and the
-//! sandboxes it started are stopped through their state dirs). Skipped when Xvfb is missing.
+//! sandboxes it started are stopped through their state dirs). They fail when Xvfb is missing.
+//! A fixed bug's test goes to `regressions.rs`.
 
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+
 use std::time::{Duration, Instant};
 
 use uidriver_sandbox::{Manifest, Sandbox, SandboxConfig, SandboxError, SANDBOX_ID_VAR};
+
+mod support;
+use support::{argv, have, live_test};
 
 const ENV_KEYS: &[&str] = &[
     "DISPLAY",
@@ -30,90 +33,6 @@ const ENV_KEYS: &[&str] = &[
     "XDG_DATA_HOME",
     "XDG_STATE_HOME",
 ];
-
-/// State dirs of the sandboxes a test started, for cleanup if it hangs.
-#[derive(Clone, Default)]
-struct Tracker(Arc<Mutex<Vec<PathBuf>>>);
-
-impl Tracker {
-    fn start(&self, cfg: SandboxConfig) -> Sandbox {
-        let t0 = Instant::now();
-        let sb = Sandbox::start(cfg).expect("sandbox start");
-        eprintln!(
-            "started sandbox {} in {} ms ({})",
-            sb.display(),
-            t0.elapsed().as_millis(),
-            sb.state_dir().display()
-        );
-        self.0
-            .lock()
-            .expect("tracker lock")
-            .push(sb.state_dir().to_path_buf());
-        sb
-    }
-}
-
-fn have(prog: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {prog}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn tools_installed() -> Option<&'static str> {
-    for prog in [
-        "Xvfb",
-        "dbus-daemon",
-        "openbox",
-        "xdpyinfo",
-        "xprop",
-        "dbus-send",
-    ] {
-        if !have(prog) {
-            return Some(prog);
-        }
-    }
-    let launcher = [
-        "/usr/libexec/at-spi-bus-launcher",
-        "/usr/lib/at-spi2-core/at-spi-bus-launcher",
-    ];
-    if !launcher.iter().any(|p| Path::new(p).exists()) {
-        return Some("at-spi-bus-launcher");
-    }
-    None
-}
-
-/// Runs `body` on its own thread; fails the test if it takes longer than `secs`.
-fn live_test(name: &str, secs: u64, body: impl FnOnce(&Tracker) + Send + 'static) {
-    if let Some(missing) = tools_installed() {
-        panic!("{missing} is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
-    }
-    let tracker = Tracker::default();
-    let t = tracker.clone();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let r = panic::catch_unwind(AssertUnwindSafe(|| body(&t)));
-        let _ = tx.send(r);
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(Ok(())) => {}
-        Ok(Err(p)) => panic::resume_unwind(p),
-        Err(_) => {
-            let dirs = tracker.0.lock().map(|d| d.clone()).unwrap_or_default();
-            for d in dirs {
-                if let Ok(sb) = Sandbox::attach(&d) {
-                    let _ = sb.stop();
-                }
-            }
-            panic!("{name}: timed out after {secs} s");
-        }
-    }
-}
-
-fn argv(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| s.to_string()).collect()
-}
 
 fn stat_fields(pid: u32) -> Option<(char, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
