@@ -206,8 +206,9 @@ impl Service {
     }
 }
 
-/// A Chromium window (desktop backend) and a CDP page of the same browser process with the same
-/// title show one surface: mark each as the other's `sameAs`.
+/// A window (a desktop backend's) and a browser page (a browser backend's) of the same process,
+/// the window's title starting with the page's, show one surface (a Chromium window and its
+/// page): mark each as the other's `sameAs`.
 fn pair_browser_windows(listed: &mut [Listed]) {
     let pages: Vec<(usize, Option<u32>, String)> = listed
         .iter()
