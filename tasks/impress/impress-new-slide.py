@@ -13,10 +13,12 @@ async def solve(ui):
     # The new slide shows in the Slides pane as a third entry once Impress has made it.
     for _ in range(20):
         state = await ui.office("pitch.pptx")
-        slides = await ui.find(state, role="document", text="Slides View")
-        entries = await ui.search(state, role="pane", scopeRef=slides["ref"])
-        if len(entries) >= 3:
-            break
+        # While Impress rebuilds its window the pane may be missing from a look: look again.
+        slides = await ui.search(state, role="document", text="Slides View", ocrFallback=False)
+        if slides:
+            entries = await ui.search(state, role="pane", scopeRef=slides[0]["ref"])
+            if len(entries) >= 3:
+                break
         await asyncio.sleep(0.3)
     await ui.impress_set_title("pitch.pptx", "Next steps")
     await ui.office_save("pitch.pptx")

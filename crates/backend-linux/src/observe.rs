@@ -7,11 +7,13 @@
 //! tree in one round trip (2–11 ms for 9–562 items) where a libatspi walk takes 1–140 ms, but it
 //! omits children of `MANAGES_DESCENDANTS` containers, is empty on Qt, partial on GTK4, can hold
 //! stale items, and files some objects under another parent than the live tree (GTK3 caches a
-//! menu under its button while the window lists it); GTK3 gives no index in parent for ~70% of
-//! items. So cached children are added at once and every showing node's children are re-read
-//! with one `GetChildren` (order, membership, and where a misplaced child really hangs), hidden
-//! subtrees are taken from the cache when their child counts agree, and everything else is
-//! walked with up to 64 calls in flight. The app's main loop is the bottleneck (each call costs
+//! menu under its button while the window lists it; LibreOffice keeps old parent links, in the
+//! cache and live, after it rebuilds a window); GTK3 gives no index in parent for ~70% of items.
+//! So cached children are added at once; a showing node's children are re-read with one
+//! `GetChildren` (order, membership, and where a misplaced child really hangs) unless the cache
+//! has them all in order; a node that loses a child to another node's live list is re-read
+//! too, its cached list being wrong; hidden subtrees are taken from the cache when their child
+//! counts agree, and everything else is walked with up to 64 calls in flight. The app's main loop is the bottleneck (each call costs
 //! it 30–50 µs), so calls are sent while the rest is still being planned, and facts that never
 //! change for an object (role, interfaces, action names) are remembered across looks
 //! (`details::Memo`). A stopped app is detected by a short ping sent just ahead of the big call;
@@ -314,6 +316,9 @@ struct Walk {
     /// (live order may move it later, see `reorder`).
     placed: HashMap<String, usize>,
     to_plan: Vec<usize>,
+    /// Nodes whose children are the app's own live answer, not the cache's word: a child they
+    /// list stays with them when another node's list names it too.
+    confirmed: HashSet<usize>,
     waiting_kids: HashSet<usize>,
     waiting_details: HashSet<usize>,
     /// Nodes whose children were read live.
@@ -356,6 +361,7 @@ impl Walk {
             }],
             placed: HashMap::from([(scope.root.to_string(), 0)]),
             to_plan: vec![0],
+            confirmed: HashSet::new(),
             waiting_kids: HashSet::new(),
             waiting_details: HashSet::new(),
             walked: 0,
@@ -490,7 +496,7 @@ impl Walk {
                     .filter_map(|p| index.by_path.get(p))
                     .map(Described::from)
                     .collect();
-                self.add(
+                let elsewhere = self.add(
                     env,
                     n,
                     Kids {
@@ -498,8 +504,12 @@ impl Walk {
                         skipped: None,
                     },
                 );
-                // The cache lists children out of order here: ask for the order.
-                if reorder {
+                if elsewhere > 0 && !reorder && self.shows(n) {
+                    // The cache files here a child already placed under another parent: its
+                    // word on this node's children is wrong, ask the app.
+                    self.ask_children(env, n, false, pending);
+                } else if reorder {
+                    // The cache lists children out of order here: ask for the order.
                     self.walked += 1;
                     self.waiting_kids.insert(n);
                     let obj = self.nodes[n].d.obj.clone();
@@ -508,51 +518,61 @@ impl Walk {
                     );
                 }
             }
-            Plan::Call { managed } => {
-                self.walked += 1;
-                self.waiting_kids.insert(n);
-                let obj = self.nodes[n].d.obj.clone();
-                let count = self.nodes[n].d.child_count;
-                let is_table = self.nodes[n].d.ifaces.has(Ifaces::TABLE);
-                let name = self.nodes[n].d.name.clone();
-                let known = &env.known;
-                let max_children = req.max_children;
-                let seek = req.seek.clone();
-                pending.push(
-                    async move {
-                        // A small table lists all its children in one call (headers and
-                        // all); a big one is read over its visible window.
-                        let big = count < 0 || count as usize > max_children;
-                        if managed && is_table && big {
-                            let r = table::visible_cells(
-                                c,
-                                &obj,
-                                &name,
-                                max_children,
-                                seek.as_deref(),
-                                known,
-                            )
-                            .await;
-                            if let Some(r) = r {
-                                return Done::Table(n, r);
-                            }
-                        }
-                        if managed {
-                            let r = managed_children(c, &obj, count, max_children, known).await;
-                            return Done::Children(n, None, r);
-                        }
-                        match children(c, &obj, known).await {
-                            Ok((live, kids)) => Done::Children(n, Some(live), Ok(kids)),
-                            Err(e) => Done::Children(n, None, Err(e)),
-                        }
-                    }
-                    .boxed(),
-                );
-            }
+            Plan::Call { managed } => self.ask_children(env, n, managed, pending),
         }
     }
 
-    fn add(&mut self, env: &Env<'_>, n: usize, kids: Kids) {
+    /// Asks the app for node `n`'s children (a managed container's showing rows only).
+    fn ask_children<'f>(
+        &mut self,
+        env: &'f Env<'f>,
+        n: usize,
+        managed: bool,
+        pending: &mut Pending<'f>,
+    ) {
+        let (c, req) = (&env.c, env.req);
+        self.walked += 1;
+        self.waiting_kids.insert(n);
+        let obj = self.nodes[n].d.obj.clone();
+        let count = self.nodes[n].d.child_count;
+        let is_table = self.nodes[n].d.ifaces.has(Ifaces::TABLE);
+        let name = self.nodes[n].d.name.clone();
+        let known = &env.known;
+        let max_children = req.max_children;
+        let seek = req.seek.clone();
+        pending.push(
+            async move {
+                // A small table lists all its children in one call (headers and
+                // all); a big one is read over its visible window.
+                let big = count < 0 || count as usize > max_children;
+                if managed && is_table && big {
+                    let r =
+                        table::visible_cells(c, &obj, &name, max_children, seek.as_deref(), known)
+                            .await;
+                    if let Some(r) = r {
+                        return Done::Table(n, r);
+                    }
+                }
+                if managed {
+                    let r = managed_children(c, &obj, count, max_children, known).await;
+                    return Done::Children(n, None, r);
+                }
+                match children(c, &obj, known).await {
+                    Ok((live, kids)) => Done::Children(n, Some(live), Ok(kids)),
+                    Err(e) => Done::Children(n, None, Err(e)),
+                }
+            }
+            .boxed(),
+        );
+    }
+
+    /// Whether node `n` is on screen, or content scrolled out of its document's view.
+    fn shows(&self, n: usize) -> bool {
+        self.nodes[n].d.states.has(state::SHOWING) || scrolled_away(&self.nodes, n)
+    }
+
+    /// Adds children to `n`; returns how many were left out because they are placed already.
+    fn add(&mut self, env: &Env<'_>, n: usize, kids: Kids) -> usize {
         add_children(
             &mut self.nodes,
             n,
@@ -561,20 +581,20 @@ impl Walk {
             &mut self.placed,
             &mut self.to_plan,
             env.scope.toolkit,
-        );
+        )
     }
 
     /// Takes in one answer.
     fn on_done<'f>(&mut self, env: &'f Env<'f>, done: Done, pending: &mut Pending<'f>) {
         match done {
-            Done::Children(n, live, r) => self.on_children(env, n, live, r),
+            Done::Children(n, live, r) => self.on_children(env, n, live, r, pending),
             Done::Table(n, r) => {
                 let r = r.map(|cells| {
                     self.notes.push(cells.note);
                     self.sought.extend(cells.sought);
                     cells.kids
                 });
-                self.on_children(env, n, None, r)
+                self.on_children(env, n, None, r, pending)
             }
             Done::Order(n, r) => self.on_order(env, n, r, pending),
             Done::Details(n, r) => {
@@ -592,20 +612,36 @@ impl Walk {
         }
     }
 
-    fn on_children(
+    /// Asks the app for the children of showing nodes that lost a child to another node's live
+    /// list: they had them from the cache, whose word on them is now known to be wrong
+    /// (LibreOffice rebuilds a window and keeps old parent links, in the cache and live). A
+    /// hidden node keeps what the cache gave it: live, a closed GTK3 menu lists no items.
+    fn relist<'f>(&mut self, env: &'f Env<'f>, robbed: Vec<usize>, pending: &mut Pending<'f>) {
+        for p in robbed {
+            if !self.waiting_kids.contains(&p) && !self.confirmed.contains(&p) && self.shows(p) {
+                let managed = self.nodes[p].d.states.has(state::MANAGES_DESCENDANTS);
+                self.ask_children(env, p, managed, pending);
+            }
+        }
+    }
+
+    fn on_children<'f>(
         &mut self,
-        env: &Env<'_>,
+        env: &'f Env<'f>,
         n: usize,
         live: Option<Vec<Obj>>,
         r: Result<Kids, LinuxError>,
+        pending: &mut Pending<'f>,
     ) {
         self.waiting_kids.remove(&n);
         match r {
             Ok(kids) => {
                 self.add(env, n, kids);
+                self.confirmed.insert(n);
                 if let Some(live) = live {
                     // Whatever could not be described stays out.
-                    reorder(&mut self.nodes, n, &live, &self.placed);
+                    let r = reorder(&mut self.nodes, n, &live, &self.placed, &self.confirmed);
+                    self.relist(env, r.robbed, pending);
                 }
                 if self.waiting_kids.is_empty() {
                     self.walk_done = ms(self.t_walk);
@@ -635,7 +671,10 @@ impl Walk {
         self.waiting_kids.remove(&n);
         match r {
             Ok(live) => {
-                let missing = reorder(&mut self.nodes, n, &live, &self.placed);
+                self.confirmed.insert(n);
+                let Reordered { missing, robbed } =
+                    reorder(&mut self.nodes, n, &live, &self.placed, &self.confirmed);
+                self.relist(env, robbed, pending);
                 if !missing.is_empty() {
                     // Children the cache did not have: describe them, then put them in place.
                     self.waiting_kids.insert(n);
@@ -833,11 +872,11 @@ fn add_children(
     placed: &mut HashMap<String, usize>,
     to_plan: &mut Vec<usize>,
     toolkit: Toolkit,
-) {
+) -> usize {
     let depth = nodes[parent].depth + usize::from(!is_wrapper(&nodes[parent].d));
     let parent_showing = nodes[parent].d.states.has(state::SHOWING);
     let total = kids.kids.len();
-    let mut added = 0usize;
+    let (mut added, mut elsewhere) = (0usize, 0usize);
     for mut k in kids.kids {
         if toolkit == Toolkit::Gtk4 {
             gtk4_showing(&mut k.states, parent_showing);
@@ -847,6 +886,7 @@ fn add_children(
         }
         let handle = k.obj.to_string();
         if placed.contains_key(&handle) {
+            elsewhere += 1;
             continue;
         }
         if nodes.len() >= req.max_nodes {
@@ -883,6 +923,7 @@ fn add_children(
     // Pre-order among siblings: plan the first child last so it is popped first.
     let start = to_plan.len() - added;
     to_plan[start..].reverse();
+    elsewhere
 }
 
 /// What is known about objects without asking the app: this look's cache and what earlier
@@ -981,12 +1022,19 @@ fn collect_kids(described: Vec<Result<Described, LinuxError>>) -> Result<Kids, L
 /// Children the cache listed here but the app no longer has are unlinked (dropped from the
 /// snapshot unless another parent lists them live). A live child already placed under another
 /// parent moves here with its subtree: GTK3 caches a menu under the widget it belongs to while
-/// the window lists it as its own child, which is where a walk finds it. Returns the live
-/// children that are not in the tree yet.
-fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, usize>) -> Vec<Obj> {
+/// the window lists it as its own child, which is where a walk finds it. A child stays where it
+/// is when its parent's list was live too (`confirmed`): the first live claim holds.
+fn reorder(
+    nodes: &mut [Raw],
+    n: usize,
+    live: &[Obj],
+    placed: &HashMap<String, usize>,
+    confirmed: &HashSet<usize>,
+) -> Reordered {
     let mut order = Vec::with_capacity(live.len());
     let mut in_order = HashSet::with_capacity(live.len());
     let mut missing = Vec::new();
+    let mut robbed = Vec::new();
     for o in live {
         match placed.get(&o.to_string()).copied() {
             Some(c) if in_order.contains(&c) => {}
@@ -998,9 +1046,13 @@ fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, u
             // it would make a cycle.
             Some(0) => {}
             Some(c) if is_self_or_ancestor(nodes, c, n) => {}
+            Some(c) if nodes[c].parent.is_some_and(|p| confirmed.contains(&p)) => {}
             Some(c) => {
                 if let Some(p) = nodes[c].parent {
                     nodes[p].children.retain(|&k| k != c);
+                    if !robbed.contains(&p) {
+                        robbed.push(p);
+                    }
                 }
                 nodes[c].parent = Some(n);
                 in_order.insert(c);
@@ -1015,7 +1067,15 @@ fn reorder(nodes: &mut [Raw], n: usize, live: &[Obj], placed: &HashMap<String, u
             nodes[c].parent = None;
         }
     }
-    missing
+    Reordered { missing, robbed }
+}
+
+/// What [`reorder`] found besides the order.
+struct Reordered {
+    /// Live children not in the tree yet.
+    missing: Vec<Obj>,
+    /// Nodes that a child moved away from: their cached children were not what the app has.
+    robbed: Vec<usize>,
 }
 
 /// Whether `a` is `n` or one of its ancestors.
@@ -1277,6 +1337,29 @@ fn to_node(r: Raw, new_index: &[usize], away: bool) -> Node {
 mod tests {
     use super::*;
     use uidriver_core::Bounds;
+
+    /// Adds `kids` under `parent` as a GTK3 look with the default limits does.
+    fn attach(
+        nodes: &mut Vec<Raw>,
+        placed: &mut HashMap<String, usize>,
+        parent: usize,
+        kids: Vec<Described>,
+    ) -> usize {
+        let kids = Kids {
+            kids,
+            skipped: None,
+        };
+        let req = ObserveRequest::default();
+        add_children(
+            nodes,
+            parent,
+            kids,
+            &req,
+            placed,
+            &mut Vec::new(),
+            Toolkit::Gtk3,
+        )
+    }
 
     /// Issue 11: GTK4 widgets it keeps visible but does not show (0×0, or outside the window)
     /// and everything below them are hidden; the observed window and what it shows are not.
@@ -1656,24 +1739,13 @@ mod tests {
         let mut nodes = vec![root(d("/r"))];
         let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
         let kids = vec![d("/b"), d("/a"), d("/stale")];
-        add_children(
-            &mut nodes,
-            0,
-            Kids {
-                kids,
-                skipped: None,
-            },
-            &ObserveRequest::default(),
-            &mut placed,
-            &mut Vec::new(),
-            Toolkit::Gtk3,
-        );
+        attach(&mut nodes, &mut placed, 0, kids);
         let live = vec![
             Obj::new(":1.9", "/a"),
             Obj::new(":1.9", "/new"),
             Obj::new(":1.9", "/b"),
         ];
-        let missing = reorder(&mut nodes, 0, &live, &placed);
+        let missing = reorder(&mut nodes, 0, &live, &placed, &HashSet::new()).missing;
         assert_eq!(missing, vec![Obj::new(":1.9", "/new")]);
         let out = assemble(nodes);
         let paths = paths(&out);
@@ -1700,43 +1772,120 @@ mod tests {
         let d = |p: &str| Described::from(&idx.by_path[p]);
         let mut nodes = vec![root(d("/r"))];
         let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
-        let req = ObserveRequest::default();
         for (parent, kids) in [(0, vec![d("/a")]), (1, vec![d("/p")]), (2, vec![d("/p1")])] {
-            add_children(
-                &mut nodes,
-                parent,
-                Kids {
-                    kids,
-                    skipped: None,
-                },
-                &req,
-                &mut placed,
-                &mut Vec::new(),
-                Toolkit::Gtk3,
-            );
+            attach(&mut nodes, &mut placed, parent, kids);
         }
         let live_r = vec![Obj::new(":1.9", "/a"), Obj::new(":1.9", "/p")];
-        assert!(reorder(&mut nodes, 0, &live_r, &placed).is_empty());
+        let none = HashSet::new();
+        let moved = reorder(&mut nodes, 0, &live_r, &placed, &none);
+        assert!(moved.missing.is_empty());
+        assert_eq!(
+            moved.robbed,
+            vec![1],
+            "the button's cached children were wrong"
+        );
         // The button's own live list no longer has it: nothing else moves.
-        assert!(reorder(&mut nodes, 1, &[], &placed).is_empty());
+        assert!(reorder(&mut nodes, 1, &[], &placed, &none)
+            .missing
+            .is_empty());
         // A child can never adopt its ancestor.
-        assert!(reorder(&mut nodes, 3, &[Obj::new(":1.9", "/r")], &placed).is_empty());
+        assert!(
+            reorder(&mut nodes, 3, &[Obj::new(":1.9", "/r")], &placed, &none)
+                .missing
+                .is_empty()
+        );
         // Another app's object with the same path (a socket's plug) is new, not /a moved.
         let plug = Obj::new(":1.20", "/a");
         assert_eq!(
-            reorder(&mut nodes, 3, std::slice::from_ref(&plug), &placed),
+            reorder(&mut nodes, 3, std::slice::from_ref(&plug), &placed, &none).missing,
             vec![plug]
         );
         // Even from a subtree the live tree dropped, the observed node never moves.
         let dropped = nodes.len();
         nodes.push(root(d("/p1")));
-        assert!(reorder(&mut nodes, dropped, &[Obj::new(":1.9", "/r")], &placed).is_empty());
+        assert!(reorder(
+            &mut nodes,
+            dropped,
+            &[Obj::new(":1.9", "/r")],
+            &placed,
+            &none
+        )
+        .missing
+        .is_empty());
         nodes.pop();
         let out = assemble(nodes);
         let paths = paths(&out);
         assert_eq!(paths, vec!["/r", "/a", "/p", "/p1"]);
         assert_eq!(out[2].parent, Some(0), "the menu hangs under the window");
         well_formed(out);
+    }
+
+    /// Issue 11 (Impress after a new slide): LibreOffice files its label under a pane that no
+    /// longer holds it, in the cache and in the label's `Parent`, while the window lists the
+    /// label live. The label moves to the window, the pane is reported robbed (its children are
+    /// then asked for), and a later live list that names it again does not take it back.
+    #[test]
+    fn a_child_two_parents_claim_stays_with_the_first_live_list() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/r", "/app", 0, 2, true),
+                item("/pane", "/r", 0, 1, true),
+                item("/label", "/pane", -1, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        let mut nodes = vec![root(d("/r"))];
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
+        for (parent, kids) in [(0, vec![d("/pane")]), (1, vec![d("/label")])] {
+            attach(&mut nodes, &mut placed, parent, kids);
+        }
+        let mut confirmed = HashSet::new();
+        let live_r = [Obj::new(":1.9", "/pane"), Obj::new(":1.9", "/label")];
+        let moved = reorder(&mut nodes, 0, &live_r, &placed, &confirmed);
+        assert!(moved.missing.is_empty());
+        assert_eq!(
+            moved.robbed,
+            vec![1],
+            "the pane's cached children were wrong"
+        );
+        confirmed.insert(0);
+        // The pane's own live list names the label too: the window's claim holds.
+        let again = reorder(
+            &mut nodes,
+            1,
+            &[Obj::new(":1.9", "/label")],
+            &placed,
+            &confirmed,
+        );
+        assert!(again.missing.is_empty() && again.robbed.is_empty());
+        let out = assemble(nodes);
+        assert_eq!(paths(&out), vec!["/r", "/pane", "/label"]);
+        assert_eq!(out[2].parent, Some(0), "the label hangs under the window");
+        well_formed(out);
+    }
+
+    /// A child placed already is left out of a later parent's list, and counted: a cached list
+    /// that names it is then asked for live.
+    #[test]
+    fn adding_a_child_placed_elsewhere_counts_it() {
+        let idx = CacheIndex::build(
+            ":1.9",
+            vec![
+                item("/r", "/app", 0, 2, true),
+                item("/a", "/r", 0, 1, true),
+                item("/b", "/r", 1, 0, true),
+            ],
+        );
+        let d = |p: &str| Described::from(&idx.by_path[p]);
+        let mut nodes = vec![root(d("/r"))];
+        let mut placed = HashMap::from([(":1.9:/r".to_string(), 0)]);
+        assert_eq!(
+            attach(&mut nodes, &mut placed, 0, vec![d("/a"), d("/b")]),
+            0
+        );
+        assert_eq!(attach(&mut nodes, &mut placed, 1, vec![d("/b")]), 1);
+        assert!(nodes[1].children.is_empty());
     }
 
     #[test]

@@ -5,67 +5,9 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use uidriver_backend_linux::LinuxBackend;
-use uidriver_core::{
-    Backend, Evidence, NewState, Node, ObserveRequest, RootInfo, RootKind, RootRef, Snapshot,
-    State, StateFlag, StateId,
-};
+use uidriver_core::{Backend, Node, ObserveRequest, RootKind, StateFlag};
 
 use crate::support::*;
-
-/// Object path of a node handle (`:1.5:/org/a11y/...` → `/org/a11y/...`).
-fn path_of(handle: &str) -> &str {
-    handle.rsplit_once(':').map_or(handle, |(_, p)| p)
-}
-
-fn state_for(root: &RootInfo, nodes: Vec<Node>) -> State {
-    State::build(NewState {
-        id: StateId::new(1).expect("id"),
-        root: RootRef::new(1).expect("ref"),
-        root_info: root.clone(),
-        epoch: 0,
-        snapshot: Snapshot {
-            nodes,
-            complete: true,
-            ..Snapshot::default()
-        },
-        image: None,
-        ocr: Vec::new(),
-        previous: None,
-        successor: false,
-    })
-}
-
-/// Observes the whole application of `root` (its AT-SPI app object) through `observe_region`.
-async fn observe_app(linux: &LinuxBackend, root: &RootInfo, window: &Snapshot) -> Snapshot {
-    let bus = window.nodes[0]
-        .handle
-        .rsplit_once(':')
-        .expect("handle")
-        .0
-        .to_string();
-    let app_node = Node {
-        handle: format!("{bus}:/org/a11y/atspi/accessible/root"),
-        name: Evidence::Known("app".into()),
-        ..Node::default()
-    };
-    let state = state_for(root, vec![app_node]);
-    linux
-        .observe_region(root, &state, 0, &ObserveRequest::default(), secs(10))
-        .await
-        .expect("observe app")
-}
-
-/// Handles of the subtree of node `i`.
-fn subtree_paths(s: &Snapshot, i: usize) -> HashSet<String> {
-    let mut out = HashSet::new();
-    let mut stack = vec![i];
-    while let Some(n) = stack.pop() {
-        out.insert(path_of(&s.nodes[n].handle).to_string());
-        stack.extend(s.nodes[n].children.iter().copied());
-    }
-    out
-}
 
 struct App {
     label: &'static str,

@@ -1,7 +1,10 @@
 //! One test per bug fixed in the Linux backend, named for what must stay true, with where it
 //! was found. A new fix adds its test here (live: the bugs are in how real toolkits answer).
 
-use uidriver_core::{Backend, ObserveRequest, Role};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use uidriver_core::{Backend, ObserveRequest, Role, Snapshot};
 
 use crate::support::*;
 
@@ -83,4 +86,124 @@ fn names_carry_no_surrounding_blanks() {
             );
         },
     );
+}
+
+/// Found in issue 11 (`impress-new-slide` failed about half its runs): when Impress adds a
+/// slide it rebuilds its window and keeps old parent links, in the cache and live: the label
+/// beside the panes claims the pane that holds the document as its parent, and the document's
+/// root pane claims a frame that is gone. The look took the pane's children from the cache
+/// (that label), lost the label to the window's live list, and so left out the whole document:
+/// 239 nodes, "complete", no Slides View, on every later look. A node that loses a child to a
+/// live list now has its children read live. Each new slide here is another chance for the
+/// rebuild; after each, the Slides View lists it, and at the end every node a libatspi walk
+/// finds showing in the app is in the look.
+#[test]
+fn impress_keeps_its_slides_view_after_a_new_slide() {
+    live_test(
+        "impress_keeps_its_slides_view_after_a_new_slide",
+        300,
+        &["soffice"],
+        |tracker| async move {
+            let sb = tracker.start();
+            let deck = libreoffice_file(&sb, "pitch.pptx");
+            let pid = launch(&sb, &["soffice", "--impress", "--norestore", &deck]);
+            let linux = backend(&sb).await;
+            let roots = roots_of(&linux, pid, |r| r.title.contains("pitch")).await;
+            let root = roots
+                .iter()
+                .find(|r| r.has_tree && r.title.contains("pitch"))
+                .expect("Impress's window");
+            slides_after(&linux, root, 2, 40).await;
+            // The pointer rests on the last slide, as after a click: its tooltip ("The
+            // market") is the label whose parent link is stale.
+            let look = ObserveRequest {
+                bounds: true,
+                ..ObserveRequest::default()
+            };
+            let s = linux.observe(root, &look, secs(10)).await.expect("observe");
+            let last = s
+                .nodes
+                .iter()
+                .find(|n| n.role == Role::Pane && n.name.text() == Some("The market"))
+                .and_then(|n| n.bounds)
+                .expect("the last slide, with its rectangle");
+            let (x, y) = last.center();
+            xdotool(
+                &sb,
+                &["mousemove", &x.to_string(), &y.to_string(), "click", "1"],
+            );
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let mut slides = 2;
+            for _ in 0..2 {
+                xdotool(&sb, &["key", "ctrl+m"]);
+                slides = slides_after(&linux, root, slides + 1, 15).await;
+            }
+            assert_eq!(slides, 4);
+            if walk_available() {
+                let walk = atspi_walk(&sb, pid, 1);
+                let window = linux
+                    .observe(root, &ObserveRequest::default(), secs(10))
+                    .await
+                    .expect("observe");
+                let app = observe_app(&linux, root, &window).await;
+                let seen: HashSet<String> = app
+                    .nodes
+                    .iter()
+                    .map(|n| path_of(&n.handle).to_string())
+                    .collect();
+                let showing = paths(&walk["showing_paths"]);
+                let missing: Vec<&String> = showing.difference(&seen).collect();
+                assert!(
+                    missing.is_empty(),
+                    "{} showing nodes of the libatspi walk not observed: {:?}",
+                    missing.len(),
+                    &missing[..missing.len().min(10)]
+                );
+            }
+        },
+    );
+}
+
+/// Looks at Impress until its Slides View lists `want` slides (within `secs` seconds), and
+/// returns how many it lists; fails naming what the last look held.
+async fn slides_after(
+    linux: &uidriver_backend_linux::LinuxBackend,
+    root: &uidriver_core::RootInfo,
+    want: usize,
+    secs_max: u64,
+) -> usize {
+    let t0 = Instant::now();
+    loop {
+        let s = linux
+            .observe(root, &ObserveRequest::default(), secs(10))
+            .await
+            .expect("observe");
+        let n = slides_view(&s);
+        if n == Some(want) {
+            return want;
+        }
+        if t0.elapsed() > Duration::from_secs(secs_max) {
+            panic!(
+                "the Slides View lists {n:?} slides, not {want}, in a look of {} nodes \
+                 (complete: {})",
+                s.nodes.len(),
+                s.complete
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// How many slides the look's "Slides View" document lists, if it has one.
+fn slides_view(s: &Snapshot) -> Option<usize> {
+    let view = s
+        .nodes
+        .iter()
+        .find(|n| n.role == Role::Document && n.name.text() == Some("Slides View"))?;
+    Some(
+        view.children
+            .iter()
+            .filter(|&&k| s.nodes[k].role == Role::Pane)
+            .count(),
+    )
 }

@@ -7,7 +7,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
-use uidriver_core::{Backend, Bounds, Deadline, RootInfo};
+use uidriver_core::{
+    Backend, Bounds, Deadline, Evidence, NewState, Node, ObserveRequest, RootInfo, RootRef,
+    Snapshot, State, StateId,
+};
 use uidriver_sandbox::Sandbox;
 
 pub use uidriver_sandbox::testing::{have, Tracker};
@@ -126,6 +129,16 @@ pub fn xwininfo(sb: &Sandbox, window: u64) -> Bounds {
     )
 }
 
+/// Runs `xdotool` with `args` (keys and pointer through XTEST): a driver independent of
+/// uidriver's own input.
+pub fn xdotool(sb: &Sandbox, args: &[&str]) {
+    let ok = command(sb, "xdotool")
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "xdotool {args:?}");
+}
+
 /// `_NET_WM_PID` of a window as `xdotool` reports it.
 pub fn xdotool_pid(sb: &Sandbox, window: u64) -> Option<u32> {
     let out = command(sb, "xdotool")
@@ -184,4 +197,81 @@ pub fn walk_available() -> bool {
         && Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tools/atspi_walk.py")
             .exists()
+}
+
+/// Object path of a node handle (`:1.5:/org/a11y/...` → `/org/a11y/...`).
+pub fn path_of(handle: &str) -> &str {
+    handle.rsplit_once(':').map_or(handle, |(_, p)| p)
+}
+
+pub fn state_for(root: &RootInfo, nodes: Vec<Node>) -> State {
+    State::build(NewState {
+        id: StateId::new(1).expect("id"),
+        root: RootRef::new(1).expect("ref"),
+        root_info: root.clone(),
+        epoch: 0,
+        snapshot: Snapshot {
+            nodes,
+            complete: true,
+            ..Snapshot::default()
+        },
+        image: None,
+        ocr: Vec::new(),
+        previous: None,
+        successor: false,
+    })
+}
+
+/// Observes the whole application of `root` (its AT-SPI app object) through `observe_region`.
+pub async fn observe_app(linux: &LinuxBackend, root: &RootInfo, window: &Snapshot) -> Snapshot {
+    let bus = window.nodes[0]
+        .handle
+        .rsplit_once(':')
+        .expect("handle")
+        .0
+        .to_string();
+    let app_node = Node {
+        handle: format!("{bus}:/org/a11y/atspi/accessible/root"),
+        name: Evidence::Known("app".into()),
+        ..Node::default()
+    };
+    let state = state_for(root, vec![app_node]);
+    linux
+        .observe_region(root, &state, 0, &ObserveRequest::default(), secs(10))
+        .await
+        .expect("observe app")
+}
+
+/// Handles of the subtree of node `i`.
+pub fn subtree_paths(s: &Snapshot, i: usize) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![i];
+    while let Some(n) = stack.pop() {
+        out.insert(path_of(&s.nodes[n].handle).to_string());
+        stack.extend(s.nodes[n].children.iter().copied());
+    }
+    out
+}
+
+/// Copies the task suite's document `name` (`tasks/files/office`) into the sandbox and gives
+/// LibreOffice the suite's profile (no Tip of the Day, no first-start wizard); returns the
+/// copy's path.
+pub fn libreoffice_file(sb: &Sandbox, name: &str) -> String {
+    let files = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tasks/files");
+    let home = sb
+        .env()
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| std::path::PathBuf::from(v))
+        .expect("the sandbox sets HOME");
+    let profile = home.join(".config/libreoffice/4/user");
+    std::fs::create_dir_all(&profile).expect("profile dir");
+    std::fs::copy(
+        files.join("libreoffice/registrymodifications.xcu"),
+        profile.join("registrymodifications.xcu"),
+    )
+    .expect("the suite's LibreOffice profile");
+    let copy = sb.state_dir().join(name);
+    std::fs::copy(files.join("office").join(name), &copy).expect("the suite's document");
+    copy.to_string_lossy().into_owned()
 }
