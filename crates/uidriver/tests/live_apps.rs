@@ -315,6 +315,16 @@ fn libreoffice_profile(d: &Desk) {
     std::fs::copy(xcu, dir.join("registrymodifications.xcu")).unwrap();
 }
 
+/// Starts Calc on a new sheet with the suite's profile; returns it and its window's root, once
+/// it is settled.
+async fn new_calc_sheet(d: &Desk) -> (App, String) {
+    libreoffice_profile(d);
+    let app = d.launch(&["soffice", "--calc", "--norestore"]).await;
+    let root = root_of(&d.svc, app.pid, "LibreOffice Calc").await;
+    settled(&d.svc, app.pid).await;
+    (app, root)
+}
+
 /// LibreOffice's VCL widgets sit in a root pane that reports positions without the GTK menu bar
 /// above it (25 px): a click on a toolbar button by its ref hit the row above (issue 11's
 /// "geometry off by the window origin"). Now the root pane's frame is measured against its
@@ -329,11 +339,8 @@ fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
         &["soffice", "python3"],
         |t| async move {
             let d = Desk::start(&t).await;
-            libreoffice_profile(&d);
-            let app = d.launch(&["soffice", "--calc", "--norestore"]).await;
+            let (app, root) = new_calc_sheet(&d).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "LibreOffice Calc").await;
-            settled(svc, app.pid).await;
             let s0 = observe(svc, &root).await;
             let bold = one(svc, &s0, json!({ "text": "Bold", "role": "toggle-button" })).await;
             assert!(
@@ -369,11 +376,66 @@ fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
                 json!({}),
             )
             .await;
-            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let book = tempdir().join("bold.xlsx");
             save_calc_as_xlsx(svc, app.pid, &root, &book).await;
             assert_eq!(a1_of(&book), "Heading True");
             assert_running(app.pid, "the click");
+        },
+    );
+}
+
+/// Keys typed without a ref in Calc go to an editor Calc makes as the first key lands, which no
+/// state has yet: the read-back looks where focus events say the keys went, and at the cells the
+/// state says are focused, not only at the state's first focused element (the window). Typed
+/// without a Return, the text stands before the editor's caret; typed with Returns, the first
+/// line is in the cell that was active. Both are `worked` (they were `unknown`), and the saved
+/// workbook (openpyxl) holds what was typed, in the cells it went to.
+#[test]
+fn calc_text_typed_without_a_ref_is_read_back_where_it_went() {
+    live(
+        "calc_text_typed_without_a_ref_is_read_back_where_it_went",
+        300,
+        &["soffice", "python3"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let (app, root) = new_calc_sheet(&d).await;
+            let svc = &d.svc;
+            let s0 = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "typeText", "text": "Tea" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(res.text.contains("before the caret"), "{}", res.text);
+            let res = act(
+                svc,
+                &successor(&res),
+                json!([{ "action": "typeText", "text": "Milk\nHoney\n" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(
+                res.text.contains("first line ends the text"),
+                "{}",
+                res.text
+            );
+            let book = tempdir().join("typed.xlsx");
+            save_calc_as_xlsx(svc, app.pid, &root, &book).await;
+            let read = std::process::Command::new("python3")
+                .args(["-c", "import openpyxl, sys\nws = openpyxl.load_workbook(sys.argv[1]).active\nprint(ws['A1'].value, ws['A2'].value)"])
+                .arg(&book)
+                .output()
+                .expect("python3 runs");
+            assert_eq!(
+                String::from_utf8_lossy(&read.stdout).trim(),
+                "TeaMilk Honey"
+            );
+            assert_running(app.pid, "the typing");
         },
     );
 }
@@ -1100,12 +1162,9 @@ fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
         &["soffice", "python3"],
         |t| async move {
             let d = Desk::start(&t).await;
-            libreoffice_profile(&d);
+            let (app, root) = new_calc_sheet(&d).await;
             let svc = &d.svc;
             let book = tempdir().join("dash.xlsx");
-            let app = d.launch(&["soffice", "--calc", "--norestore"]).await;
-            let root = root_of(svc, app.pid, "Untitled").await;
-            settled(svc, app.pid).await;
             let s = observe(svc, &root).await;
             let res = act(
                 svc,
@@ -1114,7 +1173,7 @@ fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
                 json!({}),
             )
             .await;
-            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let filled = save_calc_as_xlsx(svc, app.pid, &root, &book).await;
             assert_eq!(
                 step_outcomes(&filled),

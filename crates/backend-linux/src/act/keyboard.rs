@@ -6,13 +6,15 @@
 use std::time::Duration;
 use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
+use tracing::debug;
 use uidriver_core::action::KeyChord;
-use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
+use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StateFlag, StepReport};
 
 use super::deliver::{self, Aim, Send};
 use super::text_mark;
 use super::verify::{self, QUIET, SETTLE};
 use super::{needs_foreground, nothing_to_send, refuse, Ctx, Element};
+use crate::atspi::connection::Caller;
 use crate::atspi::{component, state as st, text, Obj};
 use crate::x11::window::Activation;
 use deliver::{deliver_held, events_only_within, exclusive, failed, record, watch_app};
@@ -164,7 +166,7 @@ pub(crate) async fn keypress(
             return;
         }
     }
-    let focused = text_mark::focused_text(ctx, &focus_candidates(ctx, el.as_ref())).await;
+    let focused = text_mark::focused_text(ctx, &focus_candidates(ctx, el.as_ref(), &[])).await;
     let windows = super::windows_now(ctx).await;
     let mut w = watch_app(ctx).await;
     let send = Send::Keys(keys.to_vec());
@@ -304,34 +306,35 @@ pub(crate) async fn type_text(
     }
     let typed: String = text_in.chars().filter(|c| *c != '\r').collect();
     let n = typed.chars().count() as i32;
-    let candidates = focus_candidates(ctx, el);
     let c = &ctx.caller;
-    let check = || async {
-        for o in &candidates {
-            let Ok(Some(now)) = verify::read(c, o).await else {
-                continue;
-            };
-            if !now.states.has(st::FOCUSED) {
-                continue;
-            }
-            let caret = text::caret_offset(c, o).await.ok()?;
-            let got = text::text(c, o, (caret - n).max(0), caret).await.ok()?;
-            return Some((o.clone(), got == typed, caret));
-        }
-        None
+    let mut candidates = focus_candidates(ctx, el, &went_to(w.as_ref()));
+    let mut found = typed_before_caret(c, &candidates, &typed).await;
+    // Lines typed with Return are read back where they went (below), not before one caret.
+    let retry = match found {
+        Some((_, read, _)) => !read,
+        None => !typed.contains('\n') && w.as_ref().is_some_and(|w| w.reacted()),
     };
-    let mut found = check().await;
-    if let (Some((_, false, _)), Some(w)) = (&found, w.as_mut()) {
-        // The toolkit may still be inserting (GTK 4 batches): one more settle.
+    if let Some(w) = w.as_mut().filter(|_| retry) {
+        // The toolkit may still be inserting (GTK 4 batches), or still making the element the
+        // keys go to (Calc's cell editor takes the focus after its first burst of events): one
+        // more settle, and look again where the events now say.
         w.quiet(SETTLE).await;
-        found = check().await;
+        candidates = focus_candidates(ctx, el, &went_to(Some(&*w)));
+        found = typed_before_caret(c, &candidates, &typed).await;
     }
+    debug!(
+        candidates = candidates.len(),
+        ?found,
+        "typed text read back"
+    );
     r.verification.method = VerificationMethod::ReadBack;
     if typed.contains('\n') && !matches!(found, Some((_, true, _))) {
         // Lines typed with Return may each land in an element of their own (a paragraph, the
         // next cell): read them back where they went.
         let sources = w.as_ref().map(text_sources).unwrap_or_default();
-        if let Some(detail) = read_back_lines(ctx, &candidates, &sources, &typed).await {
+        let typed_into = typed_into(ctx, el);
+        if let Some(detail) = read_back_lines(ctx, &typed_into, &candidates, &sources, &typed).await
+        {
             r.verification.passed = Some(true);
             r.verification.detail = Some(detail);
             return;
@@ -371,6 +374,49 @@ pub(crate) async fn type_text(
     }
 }
 
+/// Where the step's events say keys went: objects whose text changed, then those that took
+/// the focus (Calc's cell editor is made as the first key lands: no state has it yet).
+fn went_to(w: Option<&verify::Watch<'_>>) -> Vec<Obj> {
+    let Some(w) = w else {
+        return Vec::new();
+    };
+    let mut out = text_sources(w);
+    for o in &w.focus_objects {
+        if !out.contains(o) {
+            out.push(o.clone());
+        }
+    }
+    out
+}
+
+/// The first focused candidate with a caret and text before it: the element, whether the
+/// text before its caret is `typed`, and the caret. `None` when no candidate has the focus
+/// and a caret (a focused element without them, Calc's active cell while its editor takes the
+/// keys, is not where they went).
+async fn typed_before_caret(
+    c: &Caller,
+    candidates: &[Obj],
+    typed: &str,
+) -> Option<(Obj, bool, i32)> {
+    let n = typed.chars().count() as i32;
+    for o in candidates {
+        let Ok(Some(now)) = verify::read(c, o).await else {
+            continue;
+        };
+        if !now.states.has(st::FOCUSED) {
+            continue;
+        }
+        let Some(caret) = text::caret_offset(c, o).await.ok().filter(|&k| k >= 0) else {
+            continue;
+        };
+        let Ok(got) = text::text(c, o, (caret - n).max(0), caret).await else {
+            continue;
+        };
+        return Some((o.clone(), got == typed, caret));
+    }
+    None
+}
+
 /// Objects whose text changed during the step (where typed lines may have gone), first seen
 /// first.
 fn text_sources(w: &verify::Watch<'_>) -> Vec<Obj> {
@@ -388,11 +434,12 @@ fn text_sources(w: &verify::Watch<'_>) -> Vec<Obj> {
 }
 
 /// Reads back text typed with line breaks: the first line must end the text of the element
-/// typed into (the first candidate, or a text source), and a non-empty last line must stand
-/// before the caret of the element that has the focus now. A detail naming what was read, or
-/// `None` when either is not found.
+/// typed into (`typed_into`, or a text source), and a non-empty last line must stand before
+/// the caret of the element that has the focus now (a source or a candidate). A detail naming
+/// what was read, or `None` when either is not found.
 async fn read_back_lines(
     ctx: &Ctx<'_>,
+    typed_into: &[Obj],
     candidates: &[Obj],
     sources: &[Obj],
     typed: &str,
@@ -402,7 +449,7 @@ async fn read_back_lines(
     let last = typed.rsplit('\n').next().unwrap_or_default();
     let first_len = first.chars().count() as i32;
     let mut first_in = None;
-    for o in candidates.iter().take(1).chain(sources) {
+    for o in typed_into.iter().chain(sources) {
         let Ok(count) = text::character_count(c, o).await else {
             continue;
         };
@@ -463,30 +510,47 @@ async fn read_back_lines(
     })
 }
 
-/// Elements that may hold the focus, best first: the given one, the state's focused element,
-/// then editable text elements of the state.
-fn focus_candidates(ctx: &Ctx<'_>, el: Option<&Element<'_>>) -> Vec<Obj> {
+/// Where keys typed without a new focus went first: the given element, else the elements the
+/// state says are focused (Calc's active cell, where its editor puts the first line).
+fn typed_into(ctx: &Ctx<'_>, el: Option<&Element<'_>>) -> Vec<Obj> {
+    if let Some(el) = el {
+        return vec![el.obj.clone()];
+    }
+    let nodes = &ctx.state.snapshot.nodes;
+    nodes
+        .iter()
+        .filter(|n| n.has_state(StateFlag::Focused))
+        .filter_map(|n| Obj::from_handle(&n.handle))
+        .take(FOCUS_SCAN)
+        .collect()
+}
+
+/// Elements that may hold the focus, best first: the given one, those the step's events named
+/// (`went_to`), the state's focused elements, then editable text elements of the state.
+fn focus_candidates(ctx: &Ctx<'_>, el: Option<&Element<'_>>, went_to: &[Obj]) -> Vec<Obj> {
     let mut out: Vec<Obj> = Vec::new();
     if let Some(el) = el {
         out.push(el.obj.clone());
     }
-    let nodes = &ctx.state.snapshot.nodes;
-    if let Some(i) = ctx.state.snapshot.focused() {
-        if let Some(o) = Obj::from_handle(&nodes[i].handle) {
-            out.push(o);
+    for o in went_to {
+        if !out.contains(o) {
+            out.push(o.clone());
         }
     }
-    for n in nodes {
+    let nodes = &ctx.state.snapshot.nodes;
+    // Every focused element of the state (a window, a pane, Calc's active cell and its
+    // editor's paragraph all say focused), then editable ones.
+    let focused = nodes.iter().filter(|n| n.has_state(StateFlag::Focused));
+    let editable = nodes.iter().filter(|n| {
+        matches!(n.role, Role::Text | Role::Terminal) || n.has_state(StateFlag::Editable)
+    });
+    for n in focused.chain(editable) {
         if out.len() >= FOCUS_SCAN {
             break;
         }
-        let editable = matches!(n.role, Role::Text | Role::Terminal)
-            || n.has_state(uidriver_core::StateFlag::Editable);
-        if editable {
-            if let Some(o) = Obj::from_handle(&n.handle) {
-                if !out.contains(&o) {
-                    out.push(o);
-                }
+        if let Some(o) = Obj::from_handle(&n.handle) {
+            if !out.contains(&o) {
+                out.push(o);
             }
         }
     }

@@ -42,6 +42,9 @@ pub(crate) const SETTLE: Duration = Duration::from_millis(500);
 /// a burst belongs to this step, not the next one). GTK 3 sends a toggle's events within ~1 ms
 /// of each other; 25 ms leaves a wide margin and costs every step that much once.
 pub(crate) const QUIET: Duration = Duration::from_millis(25);
+
+/// How many objects named by focus events a watch remembers.
+const FOCUS_OBJECTS: usize = 8;
 /// Before sending, the app must have been quiet (no events our steps did not cause) this long,
 /// or its events cannot be told from ours.
 const QUIET_BEFORE: Duration = Duration::from_millis(150);
@@ -144,6 +147,9 @@ pub(crate) struct Watch<'a> {
     pub lagged: bool,
     /// Focus moves inside the app (not reactions; keyboard navigation's only effect).
     pub focus_moves: usize,
+    /// Objects a focus event named during the step, newest first (Calc's cell editor, made
+    /// as the first key lands, is in no state yet: this is where the keys went).
+    pub focus_objects: Vec<Obj>,
     /// When the checked effect was first seen, counted from [`Watch::started`].
     pub seen_after: Option<Duration>,
     /// Raised when the app announced a new top-level window (so the act waits until the
@@ -195,6 +201,7 @@ impl<'a> Watch<'a> {
             seen: Vec::new(),
             lagged: false,
             focus_moves: 0,
+            focus_objects: Vec::new(),
             seen_after: None,
             opened,
             known,
@@ -257,6 +264,10 @@ impl<'a> Watch<'a> {
                         || (&*ev.member == "StateChanged" && &*ev.detail == "focused")
                     {
                         self.focus_moves += 1;
+                        let o = Obj::new(&*ev.sender, &*ev.path);
+                        self.focus_objects.retain(|k| *k != o);
+                        self.focus_objects.insert(0, o);
+                        self.focus_objects.truncate(FOCUS_OBJECTS);
                     }
                 }
                 Ok(Ok(_)) => {}

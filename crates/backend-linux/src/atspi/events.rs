@@ -138,6 +138,7 @@ impl Events {
                     detail: Arc::from(detail.as_str()),
                     at: Instant::now(),
                 };
+                tracing::trace!(sender = %ev.sender, class, member = %ev.member, detail = %ev.detail, path = %ev.path, "event");
                 first(&ev);
                 if ev.is_reaction() {
                     let mut a = seen.lock().unwrap_or_else(|p| p.into_inner());
