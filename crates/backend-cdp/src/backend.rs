@@ -11,7 +11,7 @@ use serde_json::Value;
 use uidriver_core::{
     ActRequest, Backend, BrowserControl, Deadline, Download, Error, ErrorCode, LaunchRequest,
     LogEntry, LogKind, Navigation, Node, ObserveRequest, RawImage, Result, RootInfo, Snapshot,
-    State, StepReport, TextSlice,
+    State, StepReport, TextSlice, TextStyle,
 };
 
 use crate::browser::Browser;
@@ -282,14 +282,15 @@ impl Backend for CdpBackend {
         }
         let (nonce, id) = parse_handle(&node.handle)
             .ok_or_else(|| Error::new(ErrorCode::StaleRef, "not a browser element"))?;
-        // A text run's text is the node's own name; an element's is read live.
-        let full: String = if node
+        // A text run's text is the node's own name; an element's is read live, with its
+        // styled runs.
+        let (full, runs): (String, Vec<TextStyle>) = if node
             .handle
             .rsplit(':')
             .next()
             .is_some_and(|s| s.contains('.'))
         {
-            node.name.text().unwrap_or_default().to_string()
+            (node.name.text().unwrap_or_default().to_string(), Vec::new())
         } else {
             // An element inside a cross-origin frame is read in that frame's world; a frame
             // that went away makes the ref stale, not the page closed.
@@ -303,12 +304,9 @@ impl Backend for CdpBackend {
             };
             let v = p.call_on(&obj, READ_TEXT_JS, vec![], deadline).await;
             p.release(&obj).await;
-            v.map_err(|e| Self::page_error(&browser, &page, e))?
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
+            styled_text(&v.map_err(|e| Self::page_error(&browser, &page, e))?)
         };
-        Ok(TextSlice::of(&full, start, end))
+        Ok(TextSlice::of_styled(&full, start, end, &runs))
     }
 
     async fn wait_change(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
@@ -336,6 +334,30 @@ impl Backend for CdpBackend {
 
 /// An element's full text: a field's value (passwords redacted), else its rendered text.
 const READ_TEXT_JS: &str = include_str!("js/read_text.js");
+
+/// The text and styled runs `read_text.js` answers (`{text, runs: [[start, end, [style]]]}`);
+/// a malformed run is left out, not trusted.
+fn styled_text(v: &serde_json::Value) -> (String, Vec<TextStyle>) {
+    let text = v["text"].as_str().unwrap_or_default().to_string();
+    let runs = v["runs"]
+        .as_array()
+        .map(|runs| {
+            runs.iter()
+                .filter_map(|r| {
+                    let start = u32::try_from(r[0].as_u64()?).ok()?;
+                    let end = u32::try_from(r[1].as_u64()?).ok()?;
+                    let style: Vec<String> = r[2]
+                        .as_array()?
+                        .iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect();
+                    (start < end && !style.is_empty()).then_some(TextStyle { start, end, style })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    (text, runs)
+}
 
 #[async_trait]
 impl BrowserControl for CdpBackend {

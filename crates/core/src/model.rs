@@ -624,11 +624,41 @@ impl TextSlice {
             styles: Vec::new(),
         }
     }
+
+    /// The characters `start..end` (clamped) of a whole text whose styled runs are `runs`
+    /// (offsets in the whole text): the runs that fall in the slice, clipped to it.
+    pub fn of_styled(text: &str, start: u32, end: u32, runs: &[TextStyle]) -> TextSlice {
+        let mut slice = TextSlice::of(text, start, end);
+        slice.styles = runs
+            .iter()
+            .filter_map(|r| {
+                let (s, e) = (r.start.max(slice.start), r.end.min(slice.end));
+                (s < e).then(|| TextStyle {
+                    start: s,
+                    end: e,
+                    style: r.style.clone(),
+                })
+            })
+            .collect();
+        slice
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn styled_runs_are_clipped_to_the_slice() {
+        let run = |start, end| TextStyle {
+            start,
+            end,
+            style: vec!["bold".into()],
+        };
+        let t = TextSlice::of_styled("plain bold plain", 3, 8, &[run(6, 10), run(12, 14)]);
+        assert_eq!(t.text, "in bo");
+        assert_eq!(t.styles, vec![run(6, 8)]);
+    }
 
     #[test]
     fn text_ranges_clamp_to_the_text() {

@@ -22,6 +22,7 @@ const PAGE: &str = r#"<!doctype html><title>Interact</title>
 <div id="box" role="region" aria-label="Scroller"><p style="height: 600px">Tall content</p></div>
 <p><span id="hov" tabindex="0" aria-label="Hover me">hover target</span></p>
 <p id="long">The quick brown fox jumps over the lazy dog.</p>
+<p id="styled">😀 Plain <b>bold</b> <i>lean</i> <u><span>under</span></u> <s>gone</s> <span style="font-weight: 700">heavy</span> end</p>
 <ul id="list"><li>One</li><li>Two</li><li>Three</li></ul>
 <div id="pad" role="application" aria-label="Pad" style="width: 300px; height: 60px; background: #eee"></div>
 <script>
@@ -206,6 +207,50 @@ fn keys_expand_scroll_hover_focus_and_reads() {
             .await
             .unwrap();
         assert_eq!((t.text.as_str(), t.total), ("quick brown", 44));
+
+        // With its formatting, in characters (the emoji is one): bold by tag and by weight,
+        // italic, an underline drawn by an ancestor, strikethrough; a page clips the runs.
+        let styled = find(&s, Some(Role::Paragraph), "Plain bold");
+        let node = s.node(styled).unwrap().clone();
+        let t = env
+            .backend
+            .read_text(&env.root, &node, 0, 200, deadline())
+            .await
+            .unwrap();
+        let at = |w: &str| {
+            let b = t
+                .text
+                .find(w)
+                .unwrap_or_else(|| panic!("{w} in {:?}", t.text));
+            let s = t.text[..b].chars().count() as u32;
+            (s, s + w.chars().count() as u32)
+        };
+        let runs: Vec<(u32, u32, Vec<String>)> = t
+            .styles
+            .iter()
+            .map(|r| (r.start, r.end, r.style.clone()))
+            .collect();
+        let want = |w: &str, style: &str| (at(w).0, at(w).1, vec![style.to_string()]);
+        assert_eq!(
+            runs,
+            vec![
+                want("bold", "bold"),
+                want("lean", "italic"),
+                want("under", "underline"),
+                want("gone", "strikethrough"),
+                want("heavy", "bold"),
+            ],
+            "{:?}",
+            t.text
+        );
+        let (b0, _) = at("bold");
+        let part = env
+            .backend
+            .read_text(&env.root, &node, b0 + 2, b0 + 8, deadline())
+            .await
+            .unwrap();
+        assert_eq!(part.styles.len(), 2, "{:?}", part.styles);
+        assert_eq!((part.styles[0].start, part.styles[0].end), (b0 + 2, b0 + 4));
 
         // A scoped look at one element: index 0 is that element.
         let list = s.resolve(find(&s, Some(Role::ListItem), "Two")).unwrap();
