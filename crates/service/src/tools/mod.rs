@@ -8,6 +8,7 @@ mod browser_log;
 mod close_root;
 mod desktop;
 mod expand_ui;
+mod file_out;
 mod find_roots;
 mod inspect_ui;
 mod observe_ui;

@@ -7,26 +7,16 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use uidriver_core::outline::quote;
-use uidriver_core::{Deadline, Error, RootRef};
+use uidriver_core::{Deadline, Error};
 
 use crate::tools::browser::{browser_control, page_root};
-use crate::tools::save_pdf::{check_path, write};
+use crate::tools::file_out::{check_path, write, PageFile};
 use crate::{Service, ToolResult};
 
-/// Arguments of `save_browser_state`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Args {
-    /// Page (@rN).
-    pub root: RootRef,
-    /// Absolute path to write.
-    pub path: String,
-    /// Replace a file there.
-    #[serde(default)]
-    pub overwrite: bool,
-}
+/// Arguments of `save_browser_state`: the page and the file.
+pub type Args = PageFile;
 
 /// The structured result of `save_browser_state`.
 #[derive(Debug, Serialize, JsonSchema)]
