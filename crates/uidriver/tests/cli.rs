@@ -35,6 +35,11 @@ impl Drop for Scratch {
 /// Runs the binary with a clean desktop environment (no inherited display or buses) and the
 /// test's private runtime dir, killing it after `secs`.
 fn run(scratch: &Scratch, args: &[&str], secs: u64) -> Output {
+    run_in(scratch, &[], args, secs)
+}
+
+/// [`run`] with `env` set on top (a sandbox's `export` lines, as a user's shell has them).
+fn run_in(scratch: &Scratch, env: &[(String, String)], args: &[&str], secs: u64) -> Output {
     let dir = &scratch.0;
     let mut c = Command::new(EXE);
     c.args(args)
@@ -43,7 +48,8 @@ fn run(scratch: &Scratch, args: &[&str], secs: u64) -> Output {
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env_remove("AT_SPI_BUS_ADDRESS")
         .env("XDG_RUNTIME_DIR", dir)
-        .env("XDG_STATE_HOME", dir.join("state"));
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .envs(env.iter().map(|(k, v)| (k, v)));
     let mut child = c
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -125,8 +131,31 @@ fn long_lived_sandbox_start_env_stop() {
         .args(["-display", &display])
         .output()
         .unwrap();
+    // A call made with the sandbox's environment starts a daemon for its desktop; stopping
+    // the sandbox stops that daemon too (it carries no sandbox marker, and outlived it before).
+    let exports: Vec<(String, String)> = env
+        .lines()
+        .filter_map(|l| l.strip_prefix("export ")?.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.trim_matches('\'').to_string()))
+        .collect();
+    let call = run_in(&s, &exports, &["call", "find_roots", "{}"], 60);
+    assert!(call.status.success(), "{}", text(&call));
+    let status = run_in(&s, &exports, &["daemon", "status"], 30);
+    let status = text(&status);
+    let daemon: u32 = status
+        .split("\"pid\":")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no daemon pid in {status}"));
     let stop = run(&s, &["sandbox", "stop", "--name", &name], 60);
     assert!(stop.status.success(), "{}", text(&stop));
+    let proc = std::path::PathBuf::from(format!("/proc/{daemon}"));
+    let t0 = std::time::Instant::now();
+    while proc.exists() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!proc.exists(), "the sandbox's daemon {daemon} outlived the sandbox");
     assert!(xd.status.success(), "xdpyinfo on the sandbox display");
     let gone = Command::new("xdpyinfo")
         .args(["-display", &display])

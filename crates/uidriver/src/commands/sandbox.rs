@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_transports::DaemonClient;
 
 use super::{exit, say};
 use crate::cli::SandboxArgs;
@@ -48,6 +49,42 @@ pub fn env_lines(sb: &Sandbox) -> String {
         .map(|(k, v)| format!("export {k}='{}'", v.replace('\'', "'\\''")))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// How long a daemon in a stopping sandbox has to answer its shutdown.
+const DAEMON_SHUTDOWN: Duration = Duration::from_secs(5);
+
+/// Asks every uidriver daemon serving the sandbox's desktop (its sockets are in the sandbox's
+/// runtime directory) to shut down before the sandbox stops. A daemon a client started after
+/// `eval "$(uidriver sandbox env)"` carries no sandbox marker: it would outlive its desktop and
+/// wait out its idle timeout. One that does not answer is left to the sandbox's stop.
+fn stop_daemons(sb: &Sandbox) {
+    let Some(dir) = sb
+        .env()
+        .iter()
+        .find(|(k, _)| k == "XDG_RUNTIME_DIR")
+        .map(|(_, v)| PathBuf::from(v).join("uidriver"))
+    else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let rt = tokio::runtime::Handle::current();
+    for path in entries.flatten().map(|e| e.path()) {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !(name.starts_with("daemon-") && name.ends_with(".sock")) {
+            continue;
+        }
+        let shut = async {
+            match DaemonClient::connect(&path).await {
+                Ok(c) => c.shutdown().await.is_ok(),
+                Err(_) => false,
+            }
+        };
+        let done = rt.block_on(tokio::time::timeout(DAEMON_SHUTDOWN, shut));
+        tracing::debug!(socket = %path.display(), ?done, "daemon of a stopping sandbox");
+    }
 }
 
 pub fn start(size: &str, state_dir: Option<PathBuf>) -> Result<Sandbox, String> {
@@ -107,6 +144,7 @@ fn run_blocking(a: SandboxArgs) -> u8 {
                 say(&env_lines(&sb));
                 return exit::OK;
             }
+            stop_daemons(&sb);
             match sb.stop() {
                 Ok(r) if r.survivors.is_empty() => exit::OK,
                 Ok(r) => {
@@ -147,6 +185,7 @@ fn run_blocking(a: SandboxArgs) -> u8 {
                     }
                 },
             };
+            stop_daemons(&sb);
             if let Err(e) = sb.stop() {
                 eprintln!("uidriver sandbox: stopping: {e}");
             }
