@@ -207,6 +207,32 @@ mod tool_loop {
         find(&svc, &s, "Count: 0").await;
     }
 
+    /// Keys whose effect is unknown let typing into the same element go on: the batch ran to
+    /// its end, so it says neither `stoppedAt` nor "later steps were not run" (it said both).
+    #[tokio::test]
+    async fn typing_after_unknown_keys_runs_on_and_is_not_reported_as_stopped() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = service(mem.clone());
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let notes = find(&svc, &s1, "Notes").await;
+        let r = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [
+            { "action": "keypress", "ref": notes, "keys": "ctrl+a" },
+            { "action": "typeText", "ref": notes, "text": "hi" },
+        ] }),
+        )
+        .await;
+        let steps = r.structured["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 2, "{}", r.text);
+        assert_eq!(steps[0]["outcome"], "unknown", "{}", r.text);
+        assert_eq!(steps[1]["outcome"], "worked", "{}", r.text);
+        assert!(r.structured.get("stoppedAt").is_none(), "{}", r.text);
+        assert!(!r.text.contains("stopped at"), "{}", r.text);
+    }
+
     #[tokio::test]
     async fn a_batch_stops_at_the_first_step_that_did_not_work() {
         let mem = Arc::new(MemoryBackend::sample());

@@ -155,7 +155,10 @@ fn long_lived_sandbox_start_env_stop() {
     while proc.exists() && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!proc.exists(), "the sandbox's daemon {daemon} outlived the sandbox");
+    assert!(
+        !proc.exists(),
+        "the sandbox's daemon {daemon} outlived the sandbox"
+    );
     assert!(xd.status.success(), "xdpyinfo on the sandbox display");
     let gone = Command::new("xdpyinfo")
         .args(["-display", &display])

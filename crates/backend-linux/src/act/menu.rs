@@ -20,7 +20,7 @@ const OPEN: &[&str] = &[
 /// How long one level may take to show its items.
 const OPENS_WITHIN: Duration = Duration::from_millis(1500);
 
-fn is_menu_item(role: Role) -> bool {
+pub(crate) fn is_menu_item(role: Role) -> bool {
     matches!(
         role,
         Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem

@@ -145,6 +145,15 @@ async fn press_live(
     if !enabled_soon(ctx, el, &mut l).await {
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
+    if runs_dialogs_inside_action(ctx, el, &l) {
+        let why = "GTK 3 runs a menu item's dialog inside its action call, which would block the app's accessibility until the dialog closed";
+        super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(why)).await;
+        if let Some(note) = opened.note() {
+            let how = r.delivery.detail.take().unwrap_or_default();
+            r.delivery.detail = Some(format!("{how} {note}"));
+        }
+        return;
+    }
     let watch = do_named_action(ctx, r, el, &l, PRESS, "press").await;
     if let Some(note) = opened.note() {
         let how = r.delivery.detail.take().unwrap_or_default();
@@ -153,6 +162,24 @@ async fn press_live(
     if let Some(mut w) = watch {
         observe_effect(ctx, r, el, &l.reading, &mut w).await;
     }
+}
+
+/// Whether pressing `el` through its action could hang its app, and a click can be sent
+/// instead: a GTK 3 menu item on screen, with input allowed. GTK 3 activates a menu item inside
+/// the `DoAction` call, so an item that opens a modal dialog (Thunar's "Create Folder…",
+/// xfce4-terminal's "Save Contents…") runs the dialog's loop inside it: the app answers no
+/// accessibility call until the dialog closes, and a key pressed meanwhile freezes it for
+/// good. A click opens the dialog as a person's would. Under headless the action is the only
+/// way; its report then says the app stopped answering.
+fn runs_dialogs_inside_action(ctx: &Ctx<'_>, el: &Element<'_>, l: &Live) -> bool {
+    let gtk3 = ctx
+        .target
+        .app
+        .as_ref()
+        .is_some_and(|a| a.toolkit == crate::roots::Toolkit::Gtk3);
+    gtk3 && !ctx.headless
+        && super::menu::is_menu_item(el.node.role)
+        && l.reading.states.has(st::SHOWING)
 }
 
 /// Does the first action of `names` that the element offers, watching its app. When it offers

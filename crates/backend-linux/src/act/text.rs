@@ -1,5 +1,6 @@
 //! `setText` and `typeText` with a ref, through `EditableText`: replace the whole text, or
-//! insert at the caret (never replace the field), each read back. Passwords are read back by
+//! insert at the caret, replacing the selection when there is one, as typing would (never the
+//! whole field), each read back. Passwords are read back by
 //! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`).
 
 use uidriver_core::{DeliveryMethod, VerificationMethod};
@@ -108,8 +109,9 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
 }
 
 /// `typeText` with a ref: `EditableText.InsertText` at the caret (the end when it has none),
-/// read back at that offset; without EditableText, or with newlines (typed as Return), on the
-/// keyboard (`keyboard.rs`).
+/// or over the selection (deleted first: typed keys replace what is selected, and an agent that
+/// selected all with ctrl+a means to replace it), read back at that offset; without
+/// EditableText, or with newlines (typed as Return), on the keyboard (`keyboard.rs`).
 pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, value: &str) {
     let Some((el, l)) = ctx.live_element(r, e).await else {
         return;
@@ -122,22 +124,37 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         return super::keyboard::type_text(ctx, r, Some(&el), value).await;
     }
     let c = &ctx.caller;
-    let (count, caret) = match tokio::try_join!(
+    let (count, caret, selected) = match tokio::try_join!(
         text::character_count(c, &el.obj),
-        text::caret_offset(c, &el.obj)
+        text::caret_offset(c, &el.obj),
+        async { Ok(text::selection(c, &el.obj).await.ok().flatten()) }
     ) {
         Ok(v) => v,
         Err(err) => return r.error = Some(err.into()),
     };
-    let at = if (0..=count).contains(&caret) {
-        caret
-    } else {
-        count
+    let selected = selected.filter(|&(s, e)| 0 <= s && s < e && e <= count);
+    let at = match selected {
+        Some((s, _)) => s,
+        None if (0..=count).contains(&caret) => caret,
+        None => count,
     };
     let n = value.chars().count() as i32;
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = DeliveryMethod::EditableText;
     r.delivery.detail = Some(format!("InsertText at {at}"));
+    if let Some((s, e_)) = selected {
+        r.delivery.detail = Some(format!(
+            "DeleteText {s}–{e_} (the selection), InsertText at {s}"
+        ));
+        let deleted = editable_text::delete_text(c, &el.obj, s, e_).await;
+        if !record_answer(r, deleted, || {
+            format!("the toolkit refused to delete the selection of {e}")
+        }) {
+            // Typing on the keyboard replaces a selection by itself.
+            return type_instead(ctx, r, &el, value, count).await;
+        }
+    }
+    let count = count - selected.map_or(0, |(s, e_)| e_ - s);
     if !record_answer(
         r,
         editable_text::insert_text(c, &el.obj, at, value).await,

@@ -28,3 +28,14 @@ pub(crate) async fn insert_text(
     c.call(&o.bus, &o.path, IFACE, "InsertText", &(position, text, len))
         .await
 }
+
+/// Deletes characters `start..end`; whether the toolkit accepted.
+pub(crate) async fn delete_text(
+    c: &Caller,
+    o: &Obj,
+    start: i32,
+    end: i32,
+) -> Result<bool, LinuxError> {
+    c.call(&o.bus, &o.path, IFACE, "DeleteText", &(start, end))
+        .await
+}

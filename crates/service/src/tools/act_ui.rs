@@ -66,7 +66,8 @@ pub struct Output {
     pub state_id: Option<StateId>,
     /// The state the steps came from.
     pub base_state_id: StateId,
-    /// Index of the first step that did not work.
+    /// Index of the step that ended the batch without working: no later step ran. Absent when
+    /// the last step run worked (typing goes on after keys or text whose effect was unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at: Option<usize>,
     /// The postcondition's verdict.
@@ -483,8 +484,8 @@ fn render(
 ) -> ToolResult {
     let (outcome, error) = batch_outcome(a, reports, nsteps, verdict);
     let stopped_at = reports
-        .iter()
-        .find(|r| r.outcome != Outcome::Worked)
+        .last()
+        .filter(|r| r.outcome != Outcome::Worked)
         .map(|r| r.index)
         .or_else(|| (reports.len() < nsteps).then_some(reports.len()));
 
@@ -514,7 +515,7 @@ fn render(
         text.push('\n');
     }
     if let Some(i) = stopped_at {
-        if i < nsteps {
+        if i + 1 < nsteps {
             text.push_str(&format!(
                 "stopped at step {}: later steps were not run; observe before continuing\n",
                 i + 1

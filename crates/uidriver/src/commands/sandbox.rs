@@ -72,7 +72,10 @@ fn stop_daemons(sb: &Sandbox) {
     };
     let rt = tokio::runtime::Handle::current();
     for path in entries.flatten().map(|e| e.path()) {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if !(name.starts_with("daemon-") && name.ends_with(".sock")) {
             continue;
         }
