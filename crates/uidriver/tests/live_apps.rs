@@ -1355,6 +1355,66 @@ async fn listed_root(svc: &Service, pid: u32, title: &str) -> Value {
 /// role `filler` and no `SHOWING`) is a dialog root with its tree; its name field is found by
 /// its label, filled with a path and saved. No class name is a name, and a page GTK keeps
 /// visible at 0×0 ("Start or Open a Document") or a closed info bar is not found. The saved file's bytes decide.
+/// A GTK 4 popover menu open on screen: `press` on its item goes straight to the item (it was
+/// refused: GTK 4.8 marks nothing below a window showing, so the item counted as in a closed
+/// menu, and the popover has no action that opens it). gnome-text-editor's Menu ›
+/// "Find/Replace…" is pressed, and a fresh look has the search bar's entry, a second editable
+/// text beside the document.
+#[test]
+fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
+    live(
+        "gtk4_an_item_of_an_open_popover_menu_is_pressed",
+        240,
+        &["gnome-text-editor"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gnome-text-editor", "--standalone"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Text Editor").await;
+            let s0 = observe(svc, &root).await;
+            let editable = |s: String| async move {
+                search(svc, &s, json!({ "role": "text" }))
+                    .await
+                    .into_iter()
+                    .filter(|m| states(m).contains(&"editable".to_string()))
+                    .count()
+            };
+            assert_eq!(editable(s0.clone()).await, 1, "the document only");
+            let menu = one(svc, &s0, json!({ "text": "Menu", "role": "button" })).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "press", "ref": r(&menu) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s1 = observe(svc, &root).await;
+            let item = one(
+                svc,
+                &s1,
+                json!({ "text": "Find/Replace", "role": "menu-item" }),
+            )
+            .await;
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "press", "ref": r(&item) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let mut found = 0;
+            let t0 = Instant::now();
+            while found < 2 && t0.elapsed() < Duration::from_secs(10) {
+                found = editable(observe(svc, &root).await).await;
+            }
+            assert_eq!(found, 2, "the search bar's entry: {}", res.text);
+            assert_running(app.pid, "the menu and its item");
+        },
+    );
+}
+
 #[test]
 fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
     live(

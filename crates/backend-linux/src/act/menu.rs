@@ -61,6 +61,21 @@ async fn showing(ctx: &Ctx<'_>, o: &Obj) -> bool {
     matches!(verify::read(&ctx.caller, o).await, Ok(Some(r)) if r.states.has(st::SHOWING))
 }
 
+/// Whether a GTK 4 menu item is in an open menu: GTK 4.8 sets `SHOWING` on nothing below a
+/// window, so the state's word that the item was on screen (judged by its containers'
+/// rectangles when it was observed) stands, while the item is still visible. Its popover menu
+/// opened by the menu button is then pressed into directly (it was refused: the menu has no
+/// action that opens it).
+async fn gtk4_open(ctx: &Ctx<'_>, el: &Element<'_>) -> bool {
+    let gtk4 = ctx
+        .target
+        .app
+        .as_ref()
+        .is_some_and(|a| a.toolkit == crate::roots::Toolkit::Gtk4);
+    gtk4 && !el.node.has_state(uidriver_core::StateFlag::Hidden)
+        && matches!(verify::read(&ctx.caller, &el.obj).await, Ok(Some(r)) if r.states.has(st::VISIBLE))
+}
+
 /// One menu level opened by a step: its name, its opener and the action that opened it, and
 /// the element that showed when it opened (the next level, or the item).
 pub(crate) struct Level {
@@ -103,7 +118,7 @@ pub(crate) async fn open_menus_above(
 ) -> Result<Opened, ()> {
     let chain = openers_above(ctx, el);
     let mut opened = Opened::default();
-    if chain.is_empty() || showing(ctx, &el.obj).await {
+    if chain.is_empty() || showing(ctx, &el.obj).await || gtk4_open(ctx, el).await {
         return Ok(opened);
     }
     let nodes = &ctx.state.snapshot.nodes;
