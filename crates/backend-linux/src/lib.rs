@@ -415,6 +415,27 @@ impl LinuxBackend {
         Some((rect.x + dx, rect.y + dy))
     }
 
+    /// Where a GTK 4 popup surface of `width`×`height` is on screen: the one mapped
+    /// override-redirect window of that size, `None` when there is none or more than one.
+    async fn gtk4_popup_origin(
+        &self,
+        width: i32,
+        height: i32,
+        deadline: Deadline,
+    ) -> Option<(i32, i32)> {
+        let x = self.inner.x11.as_ref()?;
+        let found = x
+            .run(deadline.cap(Duration::from_millis(500)), move |c| {
+                x11::window::popups_of_size(c, width, height)
+            })
+            .await
+            .ok()?;
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
     async fn observe_obj(
         &self,
         att: &Attachment,

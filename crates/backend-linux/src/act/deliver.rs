@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use uidriver_core::{DeliveryMethod, VerificationMethod};
 
 use uidriver_core::action::{Button, KeyChord, Point};
-use uidriver_core::{Bounds, Delivery, Error, ErrorCode, StepReport};
+use uidriver_core::{Bounds, Delivery, Error, ErrorCode, Role, StepReport};
 
 use super::verify::{Watch, SETTLE};
 use super::{Ctx, Element};
@@ -284,7 +284,12 @@ pub(crate) async fn activate_for_keys(ctx: &Ctx<'_>) -> bool {
 
 /// The centre of an element's live extents, in screen pixels.
 pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i32, i32), Error> {
-    let (b, shift) = tokio::join!(live_bounds(ctx, &el.obj), frame_offset(ctx, el.index));
+    let (b, shift, popover) = tokio::join!(
+        live_bounds(ctx, &el.obj),
+        frame_offset(ctx, el.index),
+        gtk4_popover_shift(ctx, el.index)
+    );
+    let shift = popover.or(shift);
     let b = b.map(|b| {
         b.map(|b| match shift {
             Some((dx, dy)) => Bounds::new(b.x + dx, b.y + dy, b.width, b.height),
@@ -322,6 +327,38 @@ async fn frame_offset(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
     let container = Obj::from_handle(&nodes[container].handle)?;
     let (p, c) = tokio::join!(live_bounds(ctx, &pane), live_bounds(ctx, &container));
     crate::frames::offset(c.ok().flatten(), p.ok().flatten())
+}
+
+/// How far GTK 4.8 places what is in a popover from where it is drawn: it reports a popover,
+/// and all in it, at its parent widget's place in the window (the Menu button's), while the
+/// popover is its own X11 surface elsewhere (a click on gnome-text-editor's "Find/Replace…"
+/// landed 90 px beside the menu, and closed it). The popover is the nearest enclosing menu; its surface is the one popup window of its size. `None` outside a popover, or when
+/// the surface is not found (the window-relative rule then stands).
+async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
+    let app = ctx.target.app.as_ref()?;
+    if app.toolkit != Toolkit::Gtk4 {
+        return None;
+    }
+    let nodes = &ctx.state.snapshot.nodes;
+    let mut at = nodes[index].parent;
+    let popover = loop {
+        let i = at?;
+        if nodes[i].role == Role::Menu {
+            break i;
+        }
+        at = nodes[i].parent;
+    };
+    let obj = Obj::from_handle(&nodes[popover].handle)?;
+    let (px, py, pw, ph) = component::extents(&ctx.caller, &obj, component::COORD_SCREEN)
+        .await
+        .ok()?;
+    let (sx, sy) = ctx.backend.gtk4_popup_origin(pw, ph, ctx.deadline).await?;
+    let (ox, oy) = ctx
+        .backend
+        .gtk4_origin(&ctx.att, &ctx.target, ctx.deadline)
+        .await?;
+    // live_bounds adds the window's origin; the popover's surface is the right one.
+    Some((sx - px - ox, sy - py - oy))
 }
 
 pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>, LinuxError> {

@@ -336,6 +336,38 @@ pub(crate) fn visible_rect(x: &XConn, w: Window) -> Result<uidriver_core::Bounds
         .unwrap_or(uidriver_core::Bounds::new(rect.x, rect.y, 0, 0)))
 }
 
+/// The origins of the mapped override-redirect windows of exactly `width`×`height` at the top
+/// of the screen: popup surfaces (a GTK 4 popover is its own such window, which the window
+/// manager never lists).
+pub(crate) fn popups_of_size(
+    x: &XConn,
+    width: i32,
+    height: i32,
+) -> Result<Vec<(i32, i32)>, LinuxError> {
+    let c = &x.conn;
+    let tree = c
+        .query_tree(x.root())
+        .map_err(xerr)?
+        .reply()
+        .map_err(xerr)?;
+    let mut out = Vec::new();
+    for w in tree.children {
+        let Ok(Ok(a)) = c.get_window_attributes(w).map(|r| r.reply()) else {
+            continue;
+        };
+        if !a.override_redirect || a.map_state != x11rb::protocol::xproto::MapState::VIEWABLE {
+            continue;
+        }
+        let Ok(Ok(g)) = c.get_geometry(w).map(|r| r.reply()) else {
+            continue;
+        };
+        if i32::from(g.width) == width && i32::from(g.height) == height {
+            out.push((i32::from(g.x), i32::from(g.y)));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
