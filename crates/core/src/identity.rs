@@ -26,6 +26,19 @@ fn eref(n: u32) -> ElementRef {
     ElementRef::from_raw(n)
 }
 
+/// Whether two unnamed nodes of the same role under the same parent are one element: by the
+/// same native id, or, when the backend gives neither a handle, by place. Two handles that
+/// differ are two objects: a GTK 3 tree view's rows scrolled by are other rows, and taking an
+/// old row's ref for a new one made an agent's ref point at another file (and the diff show a
+/// rename that never happened).
+fn same_unnamed(prev: &crate::model::Node, node: &crate::model::Node) -> bool {
+    match (&prev.native_id, &node.native_id) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => prev.handle.is_empty() && node.handle.is_empty(),
+        _ => false,
+    }
+}
+
 /// Assigns refs to `snap`, carrying over those of `prev` where identity matches.
 pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
     let n = snap.nodes.len();
@@ -72,7 +85,7 @@ pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
                     !used[c]
                         && pnodes[c].role == node.role
                         && pnodes[c].name.text() == node.name.text()
-                        && (node.name.text().is_some() || pnodes[c].native_id == node.native_id)
+                        && (node.name.text().is_some() || same_unnamed(&pnodes[c], node))
                 })
             }),
         };
@@ -102,5 +115,72 @@ pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
         refs,
         next_ref: next,
         carried: if n == 0 { 1.0 } else { kept as f64 / n as f64 },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    /// A list's row: unnamed, with `handle`, holding a cell named `file`.
+    fn row_list(rows: &[(&str, &str)]) -> crate::model::Snapshot {
+        use crate::model::{Evidence, Node};
+        use crate::vocab::Role;
+        let mut nodes = vec![Node {
+            role: Role::List,
+            handle: ":1.3:/list".into(),
+            name: Evidence::Known("Files".into()),
+            ..Node::default()
+        }];
+        for (handle, file) in rows {
+            let row = nodes.len();
+            nodes[0].children.push(row);
+            nodes.push(Node {
+                role: Role::Row,
+                handle: format!(":1.3:{handle}"),
+                parent: Some(0),
+                children: vec![row + 1],
+                ..Node::default()
+            });
+            nodes.push(Node {
+                role: Role::Cell,
+                handle: format!(":1.3:{handle}/cell"),
+                name: Evidence::Known((*file).into()),
+                parent: Some(row),
+                ..Node::default()
+            });
+        }
+        crate::model::Snapshot {
+            nodes,
+            complete: true,
+            ..crate::model::Snapshot::default()
+        }
+    }
+
+    /// Stop 23 (a new-user run in Thunar's details view): after a scroll, an unnamed row that is
+    /// another object (another handle) took the ref of the row that had scrolled away, so a ref an
+    /// agent held for "newdir" pointed at "file09.log" and the diff showed a rename. Unnamed nodes
+    /// with different handles are different elements; without handles they still match by place.
+    #[test]
+    fn an_unnamed_row_that_is_another_object_does_not_take_an_old_rows_ref() {
+        let before = crate::store::tests::state_of(
+            row_list(&[("/334", "file07.log"), ("/288", "newdir")]).nodes,
+        );
+        let after = row_list(&[("/414", "file21.log"), ("/288", "newdir")]);
+        let refs = assign_refs(Some(&before), &after).refs;
+        assert_eq!(refs[0], before.refs[0], "the list is the same");
+        assert_ne!(
+            refs[1], before.refs[1],
+            "another row object is another element"
+        );
+        assert_eq!(refs[3], before.refs[3], "the same row object keeps its ref");
+        // Nodes without handles (a backend that has none) still match by their place.
+        let strip = |mut s: crate::model::Snapshot| {
+            s.nodes.iter_mut().for_each(|n| n.handle.clear());
+            s
+        };
+        let before =
+            crate::store::tests::state_of(strip(row_list(&[("/334", "file07.log")])).nodes);
+        let refs = assign_refs(Some(&before), &strip(row_list(&[("/414", "file07.log")]))).refs;
+        assert_eq!(refs[1], before.refs[1]);
     }
 }
