@@ -738,7 +738,7 @@ impl Walk {
             && out.iter().all(|n| {
                 n.truncated
                     .as_ref()
-                    .is_none_or(|t| t.reason == "offscreen" || t.reason == "hidden")
+                    .is_none_or(|t| matches!(t.reason.as_str(), "offscreen" | "scroll" | "hidden"))
             });
         (out, complete)
     }

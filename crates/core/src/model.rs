@@ -149,7 +149,9 @@ pub struct NumericValue {
 pub struct Truncation {
     /// Children not described, when the backend could count them.
     pub skipped: Option<u32>,
-    /// Why: `deadline`, `cap`, `unresponsive`, `depth`.
+    /// Why: `deadline`, `cap`, `unresponsive`, `depth`, `error`; or on purpose: `hidden` (not
+    /// on screen), `offscreen` (a read can reach them: `expand_ui`, or a search by a cell's
+    /// address), `scroll` (only scrolling brings them into view).
     pub reason: String,
 }
 

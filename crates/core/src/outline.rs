@@ -138,6 +138,12 @@ pub fn describe(node: &Node) -> String {
     }
     if let Some(t) = &node.truncated {
         match t.skipped {
+            Some(k) if t.reason == "scroll" => {
+                let _ = write!(
+                    s,
+                    " ✂ {k} children off screen (scroll to bring them into view)"
+                );
+            }
             Some(k) => {
                 let _ = write!(
                     s,

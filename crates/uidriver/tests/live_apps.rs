@@ -681,6 +681,15 @@ fn a_gtk3_list_of_5000_rows_is_read_over_its_visible_window() {
             let look = call(svc, "observe_ui", json!({ "root": root })).await;
             assert!(!look.is_error, "{}", look.text);
             assert_covers(&look.text, first, last);
+            // Rows off screen come only into view: the look says to scroll, not that a search
+            // or expand_ui would read them (they did not).
+            assert!(
+                look.text
+                    .contains("scroll the table to bring the others on screen")
+                    && look.text.contains("children off screen (scroll"),
+                "{}",
+                look.text
+            );
             let s0 = look.structured["stateId"].as_str().unwrap().to_string();
             for header in ["Name", "Count"] {
                 one(svc, &s0, json!({ "text": header, "role": "column-header" })).await;
@@ -1039,6 +1048,9 @@ fn items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5() {
             )
             .await;
             assert_eq!(file_becomes(&qt, "HELLO MENUS\n").await, "HELLO MENUS\n");
+            // An item of the fifth closed menu is found too: a search reads up to 12 unread
+            // regions (it read 4, and "Wrap Lines" in Options was never reached).
+            menu_item(svc, &root, "Wrap Lines").await;
             let _ = std::fs::remove_dir_all(&dir);
         },
     );

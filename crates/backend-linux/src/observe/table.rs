@@ -56,10 +56,17 @@ impl Window {
     }
 
     /// How the window is described to the model (rows and columns counted from 1).
-    fn describe(&self, name: &str, read: usize) -> String {
+    /// The note on the table: its window, and how the other cells are reached (by address
+    /// when the table names its cells so, else only by scrolling them into view).
+    fn describe(&self, name: &str, read: usize, by_address: bool) -> String {
+        let others = if by_address {
+            "search_ui reaches any other cell by its address (\"C200\")"
+        } else {
+            "scroll the table to bring the others on screen"
+        };
         format!(
             "table {name:?}: rows {}–{} of {} and columns {}–{} of {} are on screen ({read} cells \
-             read); search_ui or expand_ui reach the others",
+             read); {others}",
             self.rows.0 + 1,
             self.rows.1 + 1,
             self.n_rows,
@@ -122,10 +129,10 @@ pub(super) async fn visible_cells(
             Err(e) => return Some(Err(e)),
         }
     }
-    let mut note = window.describe(name, kids.len());
     let named_by_address = kids
         .iter()
         .any(|d| d.name == address(window.rows.0, window.cols.0));
+    let mut note = window.describe(name, kids.len(), named_by_address);
     let sought = seek
         .and_then(parse_address)
         .filter(|&(r, col)| named_by_address && r < window.n_rows && col < window.n_cols)
@@ -150,7 +157,13 @@ pub(super) async fn visible_cells(
     // More cells than a u32 counts (a sheet has 2^34) are u32::MAX: "uncounted", not a number.
     let total = i64::from(window.n_rows) * i64::from(window.n_cols);
     let skipped = u32::try_from((total - kids.len() as i64).max(0)).unwrap_or(u32::MAX);
-    let reason = if cut { "cap" } else { "offscreen" };
+    // Cells a search can reach by address are `offscreen`; others come only into view
+    // (`scroll`: no call reads them, so a search does not try).
+    let reason = match (cut, named_by_address) {
+        (true, _) => "cap",
+        (false, true) => "offscreen",
+        (false, false) => "scroll",
+    };
     let skipped = (skipped > 0).then_some((skipped, reason));
     Some(Ok(Cells {
         kids: Kids { kids, skipped },
@@ -337,8 +350,14 @@ mod tests {
         assert_eq!(cells[15], (1, 0), "row by row");
         assert_eq!(*cells.last().unwrap(), (30, 14));
         assert!(w
-            .describe("Sheet Sheet1", 465)
+            .describe("Sheet Sheet1", 465, true)
             .starts_with("table \"Sheet Sheet1\": rows 1–31 of 1048576 and columns 1–15 of 16384"));
+        assert!(w
+            .describe("Sheet Sheet1", 465, true)
+            .ends_with("by its address (\"C200\")"));
+        assert!(w
+            .describe("Files", 465, false)
+            .ends_with("scroll the table to bring the others on screen"));
     }
 
     #[test]

@@ -209,8 +209,11 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     ))
 }
 
-/// Regions of a state read live at most per search (each a round of calls to the app).
-const MAX_REGIONS: usize = 4;
+/// Regions of a state read live at most per search (each a round of calls to the app), and
+/// how long they may take together. Qt's closed menus are a region each: "Wrap Lines" in
+/// FeatherPad's fifth menu was never reached when four were read.
+const MAX_REGIONS: usize = 12;
+const REGIONS_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Reads the regions `state` left unread (truncated nodes within the scope, hidden ones only
 /// when the query includes hidden elements), one after another into successor states, asking
@@ -237,14 +240,18 @@ async fn seek_in_cut_regions(
         .filter(|(i, n)| {
             n.truncated
                 .as_ref()
-                .is_some_and(|t| q.include_hidden || t.reason != "hidden")
+                .is_some_and(|t| t.reason != "scroll" && (q.include_hidden || t.reason != "hidden"))
                 && within(*i)
         })
         .map(|(i, _)| state.ref_of(i))
         .take(MAX_REGIONS)
         .collect();
     let mut current = None;
+    let started = std::time::Instant::now();
     for r in cut {
+        if started.elapsed() > REGIONS_BUDGET {
+            break;
+        }
         let base = current.as_ref().unwrap_or(state);
         let Ok(at) = base.resolve(r) else { continue };
         let next = match crate::tools::expand_ui::read_region(svc, base, at, Some(text)).await {
