@@ -478,8 +478,13 @@ pub(crate) async fn events_only_within(
         r.verification.passed = Some(true);
         r.verification.detail = Some(w.describe(ctx.state));
     } else if keys && w.focus_moves > 0 && !w.busy {
+        // Keys move no focus by themselves (a click does): the app moved it. Said as what it
+        // is, focus evidence, weaker than a change a person would see.
+        r.verification.method = VerificationMethod::Focus;
         r.verification.passed = Some(true);
-        r.verification.detail = Some("the keys moved the focus inside the app".into());
+        r.verification.detail = Some(
+            "the keys moved the focus inside the app (nothing else changed: a shortcut that should open something did not)".into(),
+        );
     } else if let Some(change) = windows_changed {
         r.verification.method = VerificationMethod::RootChange;
         r.verification.passed = Some(true);
