@@ -186,10 +186,21 @@ pub(crate) fn clean_name(name: String) -> String {
     if is_class_name(&name) {
         return String::new();
     }
-    match name.trim() {
+    let name = match name.trim() {
         t if t.len() == name.len() => name,
         t => t.to_string(),
-    }
+    };
+    undoubled(&name).unwrap_or(name)
+}
+
+/// A name said twice, the first time with its mnemonic marks, as GTK 4.8 names some buttons
+/// from both their label and its text: `_Rename Rename`, `Replace _All Replace All`,
+/// `Cancel Cancel` → the second half. `None` when the name is not so doubled.
+fn undoubled(name: &str) -> Option<String> {
+    name.match_indices(' ').find_map(|(i, _)| {
+        let (first, second) = (&name[..i], &name[i + 1..]);
+        (!second.is_empty() && first.replace('_', "") == second).then(|| second.to_string())
+    })
 }
 
 /// The name the labels of a nameless control (`labelled-by`) give it: their names, cleaned (a
@@ -202,7 +213,10 @@ pub(crate) fn label_from(names: Vec<String>) -> Option<String> {
         .map(|n| n.trim_end_matches(':').trim_end().to_string())
         .filter(|n| !n.is_empty())
         .collect();
-    (!parts.is_empty()).then(|| parts.join(" "))
+    (!parts.is_empty()).then(|| {
+        let joined = parts.join(" ");
+        undoubled(&joined).unwrap_or(joined)
+    })
 }
 
 /// Whether a GTK 4.8 name is the widget's type name: GTK 4.8 answers `G_OBJECT_TYPE_NAME` for
@@ -473,6 +487,24 @@ pub(crate) fn capabilities(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_said_twice_with_its_mnemonic_is_said_once() {
+        for (raw, want) in [
+            ("_Rename Rename", "Rename"),
+            ("Replace _All Replace All", "Replace All"),
+            ("Cancel Cancel", "Cancel"),
+            ("Save As", "Save As"),
+            ("New New York", "New New York"),
+            ("_Open", "_Open"),
+        ] {
+            assert_eq!(clean_name(raw.to_string()), want);
+        }
+        assert_eq!(
+            label_from(vec!["_Retry".into(), "Retry".into()]).as_deref(),
+            Some("Retry")
+        );
+    }
 
     #[test]
     fn role_table_matches_atspi_numbering() {

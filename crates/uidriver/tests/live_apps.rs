@@ -1513,6 +1513,8 @@ fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
                 .into_iter()
                 .next()
                 .expect("the Save button");
+            // GTK 4.8 names it from its label and the label's text: said once.
+            assert_eq!(save["name"], "Save", "{save}");
             let res = act(
                 svc,
                 &ds,
