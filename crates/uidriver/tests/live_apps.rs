@@ -155,13 +155,9 @@ fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            let s1 = observe(svc, &root).await;
-            let item = one(
-                svc,
-                &s1,
-                json!({ "text": "Create Folder", "role": "menu-item" }),
-            )
-            .await;
+            let query = json!({ "text": "Create Folder", "role": "menu-item" });
+            let s1 = look_until_found(svc, &root, query.clone()).await;
+            let item = one(svc, &s1, query).await;
             let res = act(
                 svc,
                 &s1,
@@ -1401,13 +1397,10 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            let s1 = observe(svc, &root).await;
-            let item = one(
-                svc,
-                &s1,
-                json!({ "text": "Find/Replace", "role": "menu-item" }),
-            )
-            .await;
+            // The popover opens a moment after the press.
+            let query = json!({ "text": "Find/Replace", "role": "menu-item" });
+            let s1 = look_until_found(svc, &root, query.clone()).await;
+            let item = one(svc, &s1, query).await;
             let res = act(
                 svc,
                 &s1,
@@ -1435,13 +1428,10 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            let s3 = observe(svc, &root).await;
-            let prefs = one(
-                svc,
-                &s3,
-                json!({ "text": "Preferences", "role": "menu-item" }),
-            )
-            .await;
+            // The popover opens a moment after the press.
+            let query = json!({ "text": "Preferences", "role": "menu-item" });
+            let s3 = look_until_found(svc, &root, query.clone()).await;
+            let prefs = one(svc, &s3, query).await;
             let res = act(
                 svc,
                 &s3,
