@@ -81,16 +81,6 @@ impl Daemon {
         }
     }
 
-    /// Waits up to `max` for it to exit; how long it waited.
-    async fn wait_exit(&mut self, max: Duration) -> Duration {
-        let mut waited = Duration::ZERO;
-        while !self.exited() && waited < max {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            waited += Duration::from_millis(50);
-        }
-        waited
-    }
-
     fn exited(&mut self) -> bool {
         self.exited = self.exited || self.done.try_recv().is_ok();
         self.exited
@@ -227,7 +217,11 @@ async fn the_daemon_stays_while_a_client_is_attached_and_idles_out_after() {
     );
     assert!(client.ping().await.is_ok());
     drop(client);
-    let waited = daemon.wait_exit(Duration::from_secs(5)).await;
+    let mut waited = Duration::ZERO;
+    while !daemon.exited() && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
     assert!(daemon.exited(), "no idle exit after the client left");
     assert!(
         waited >= Duration::from_millis(250),
@@ -382,7 +376,11 @@ async fn a_daemon_whose_socket_file_is_gone_exits_once_no_client_is_attached() {
     assert!(!daemon.exited(), "it left an attached client");
     assert!(client.ping().await.is_ok());
     drop(client);
-    daemon.wait_exit(Duration::from_secs(5)).await;
+    let mut waited = Duration::ZERO;
+    while !daemon.exited() && waited < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
     assert!(daemon.exited(), "it kept running with no way to reach it");
     daemon.kill();
 }
