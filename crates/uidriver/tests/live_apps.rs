@@ -124,6 +124,36 @@ fn qt5_featherpad_is_observed_typed_into_and_survives() {
     );
 }
 
+/// Presses the element `opener` finds in a fresh look (it must work), waits until a look has
+/// what `item` finds (a menu opens a moment after), and does `action` on it.
+async fn open_menu_then(
+    svc: &Service,
+    root: &str,
+    opener: Value,
+    item: Value,
+    action: &str,
+) -> ToolResult {
+    let s = observe(svc, root).await;
+    let open = one(svc, &s, opener).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "press", "ref": r(&open) }]),
+        json!({}),
+    )
+    .await;
+    assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+    let s = look_until_found(svc, root, item.clone()).await;
+    let found = one(svc, &s, item).await;
+    act(
+        svc,
+        &s,
+        json!([{ "action": action, "ref": r(&found) }]),
+        json!({}),
+    )
+    .await
+}
+
 /// GTK 3 runs a menu item's dialog inside the item's action call: `press` by `DoAction` on
 /// Thunar's File › "Create Folder…" left the app answering no accessibility call until the
 /// dialog closed, and a key pressed then froze it for good (found by a new-user run). `press` on
@@ -145,24 +175,12 @@ fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
             let svc = &d.svc;
             let root = root_of(svc, app.pid, "files").await;
             // Thunar builds its menu's items when the menu first opens.
-            let s0 = observe(svc, &root).await;
-            let file = one(svc, &s0, json!({ "text": "File", "role": "menu" })).await;
-            let res = act(
+            let res = open_menu_then(
                 svc,
-                &s0,
-                json!([{ "action": "press", "ref": r(&file) }]),
-                json!({}),
-            )
-            .await;
-            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            let query = json!({ "text": "Create Folder", "role": "menu-item" });
-            let s1 = look_until_found(svc, &root, query.clone()).await;
-            let item = one(svc, &s1, query).await;
-            let res = act(
-                svc,
-                &s1,
-                json!([{ "action": "press", "ref": r(&item) }]),
-                json!({}),
+                &root,
+                json!({ "text": "File", "role": "menu" }),
+                json!({ "text": "Create Folder", "role": "menu-item" }),
+                "press",
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
@@ -1388,26 +1406,9 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
                     .count()
             };
             assert_eq!(editable(s0.clone()).await, 1, "the document only");
-            let menu = one(svc, &s0, json!({ "text": "Menu", "role": "button" })).await;
-            let res = act(
-                svc,
-                &s0,
-                json!([{ "action": "press", "ref": r(&menu) }]),
-                json!({}),
-            )
-            .await;
-            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            // The popover opens a moment after the press.
-            let query = json!({ "text": "Find/Replace", "role": "menu-item" });
-            let s1 = look_until_found(svc, &root, query.clone()).await;
-            let item = one(svc, &s1, query).await;
-            let res = act(
-                svc,
-                &s1,
-                json!([{ "action": "press", "ref": r(&item) }]),
-                json!({}),
-            )
-            .await;
+            let menu = json!({ "text": "Menu", "role": "button" });
+            let find = json!({ "text": "Find/Replace", "role": "menu-item" });
+            let res = open_menu_then(svc, &root, menu.clone(), find, "press").await;
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             let mut found = 0;
             let t0 = Instant::now();
@@ -1418,27 +1419,8 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
             // A click on an item of the popover lands on it: GTK 4.8 reports the popover at
             // the Menu button's place, while its surface is a window of its own (the click
             // landed beside the menu and closed it, and the act said worked).
-            let s2 = observe(svc, &root).await;
-            let menu = one(svc, &s2, json!({ "text": "Menu", "role": "button" })).await;
-            let res = act(
-                svc,
-                &s2,
-                json!([{ "action": "press", "ref": r(&menu) }]),
-                json!({}),
-            )
-            .await;
-            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-            // The popover opens a moment after the press.
-            let query = json!({ "text": "Preferences", "role": "menu-item" });
-            let s3 = look_until_found(svc, &root, query.clone()).await;
-            let prefs = one(svc, &s3, query).await;
-            let res = act(
-                svc,
-                &s3,
-                json!([{ "action": "click", "ref": r(&prefs) }]),
-                json!({}),
-            )
-            .await;
+            let prefs = json!({ "text": "Preferences", "role": "menu-item" });
+            let res = open_menu_then(svc, &root, menu, prefs, "click").await;
             assert!(!res.is_error, "{}", res.text);
             listed_root(svc, app.pid, "Preferences").await;
             assert_running(app.pid, "the menu and its items");

@@ -332,11 +332,11 @@ async fn frame_offset(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
 /// How far GTK 4.8 places what is in a popover from where it is drawn: it reports a popover,
 /// and all in it, at its parent widget's place in the window (the Menu button's), while the
 /// popover is its own X11 surface elsewhere (a click on gnome-text-editor's "Find/Replace…"
-/// landed 90 px beside the menu, and closed it). The popover is the nearest enclosing menu; its surface is the one popup window of its size. `None` outside a popover, or when
-/// the surface is not found (the window-relative rule then stands).
+/// landed 90 px beside the menu, and closed it). The popover is the nearest enclosing menu;
+/// its surface is the one popup window of its size. `None` outside a popover, or when the
+/// surface is not found (the window-relative rule then stands).
 async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
-    let app = ctx.target.app.as_ref()?;
-    if app.toolkit != Toolkit::Gtk4 {
+    if ctx.toolkit() != Toolkit::Gtk4 {
         return None;
     }
     let nodes = &ctx.state.snapshot.nodes;
@@ -363,11 +363,7 @@ async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
 
 pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>, LinuxError> {
     let (x, y, w, h) = component::extents(&ctx.caller, o, component::COORD_SCREEN).await?;
-    let gtk4 = ctx
-        .target
-        .app
-        .as_ref()
-        .is_some_and(|a| a.toolkit == Toolkit::Gtk4);
+    let gtk4 = ctx.toolkit() == Toolkit::Gtk4;
     if gtk4 {
         // GTK 4 answers window-relative extents even for screen coordinates.
         let origin = ctx

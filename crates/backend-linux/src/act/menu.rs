@@ -67,12 +67,8 @@ async fn showing(ctx: &Ctx<'_>, o: &Obj) -> bool {
 /// opened by the menu button is then pressed into directly (it was refused: the menu has no
 /// action that opens it).
 async fn gtk4_open(ctx: &Ctx<'_>, el: &Element<'_>) -> bool {
-    let gtk4 = ctx
-        .target
-        .app
-        .as_ref()
-        .is_some_and(|a| a.toolkit == crate::roots::Toolkit::Gtk4);
-    gtk4 && !el.node.has_state(uidriver_core::StateFlag::Hidden)
+    ctx.toolkit() == crate::roots::Toolkit::Gtk4
+        && !el.node.has_state(uidriver_core::StateFlag::Hidden)
         && matches!(verify::read(&ctx.caller, &el.obj).await, Ok(Some(r)) if r.states.has(st::VISIBLE))
 }
 

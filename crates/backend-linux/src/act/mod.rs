@@ -245,6 +245,14 @@ pub(crate) struct Element<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The toolkit of the target's application (`Other` when it is not on AT-SPI).
+    pub(crate) fn toolkit(&self) -> crate::roots::Toolkit {
+        self.target
+            .app
+            .as_ref()
+            .map_or(crate::roots::Toolkit::Other, |a| a.toolkit)
+    }
+
     /// How long keys or a click wait for an effect that may never show (`Return` in an entry
     /// answers nothing): [`verify::SETTLE`], or a fifth of it when the call's `expect` judges
     /// the result anyway.

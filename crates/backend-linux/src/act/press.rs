@@ -172,12 +172,8 @@ async fn press_live(
 /// good. A click opens the dialog as a person's would. Under headless the action is the only
 /// way; its report then says the app stopped answering.
 fn runs_dialogs_inside_action(ctx: &Ctx<'_>, el: &Element<'_>, l: &Live) -> bool {
-    let gtk3 = ctx
-        .target
-        .app
-        .as_ref()
-        .is_some_and(|a| a.toolkit == crate::roots::Toolkit::Gtk3);
-    gtk3 && !ctx.headless
+    ctx.toolkit() == crate::roots::Toolkit::Gtk3
+        && !ctx.headless
         && super::menu::is_menu_item(el.node.role)
         && l.reading.states.has(st::SHOWING)
 }
