@@ -8,5 +8,7 @@ cd "$(dirname "$0")/.."
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 # Live tests share two cores with the apps they drive: two test threads keep timings honest.
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
+# One build from clean: incremental caches would only add gigabytes of disk.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked
