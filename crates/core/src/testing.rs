@@ -105,6 +105,22 @@ pub fn mem_root(key: &str, app: &str, pid: u32, kind: RootKind, title: &str) -> 
     info(key, app, pid, kind, title)
 }
 
+/// A state of `snapshot` alone (state 1 of root 1, no image, no previous state), for tests
+/// of what backends read off a state.
+pub fn state_of(snapshot: Snapshot) -> crate::State {
+    crate::State::build(crate::NewState {
+        id: crate::StateId::new(1).expect("id"),
+        root: crate::RootRef::new(1).expect("ref"),
+        root_info: info("w1", "app", 1, RootKind::Window, "App"),
+        epoch: 0,
+        snapshot,
+        image: None,
+        ocr: Vec::new(),
+        previous: None,
+        successor: false,
+    })
+}
+
 /// Builds a flat app: a window with the given children.
 pub fn app_nodes(title: &str, children: Vec<MemNode>) -> Vec<MemNode> {
     let mut win = MemNode::new(Role::Window, title);

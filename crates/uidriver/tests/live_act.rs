@@ -755,19 +755,8 @@ fn widget_factory_click_by_image_point_select_expand_and_scroll() {
         240,
         &["gtk3-widget-factory"],
         |t| async move {
-            // gtk3-widget-factory is 1366 px wide: on the default 1280 px screen its image is
-            // clipped, which the service's frame check (comparing the image with the unclipped
-            // window) reads as a resize.
-            let cfg = SandboxConfig {
-                width: 1600,
-                height: 900,
-                ..SandboxConfig::default()
-            };
-            let d = Desk::start_with(&t, cfg).await;
-            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let (d, app, root) = wide_factory(&t).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "").await;
-            settled(svc, app.pid).await;
 
             // A click at a point of the state's image (the frame lease and the hit test pass).
             let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
@@ -961,16 +950,8 @@ fn pointer_steps_right_click_drag_and_move() {
         240,
         &["gtk3-widget-factory"],
         |t| async move {
-            let cfg = SandboxConfig {
-                width: 1600,
-                height: 900,
-                ..SandboxConfig::default()
-            };
-            let d = Desk::start_with(&t, cfg).await;
-            let app = d.launch(&["gtk3-widget-factory"]).await;
+            let (d, app, root) = wide_factory(&t).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "").await;
-            settled(svc, app.pid).await;
 
             // Right click on an entry opens its context menu (a menu root); Escape closes it.
             let s0 = observe(svc, &root).await;
@@ -1364,4 +1345,139 @@ fn undeletable_window(display: &str, title: &str) -> (x11rb::rust_connection::Ru
     c.map_window(w).expect("map");
     c.sync().expect("sync");
     (c, w)
+}
+
+/// A desktop with gtk3-widget-factory settled in it, and its root. The app is 1366 px wide: on
+/// the default 1280 px screen its image is clipped, which the service's frame check (comparing
+/// the image with the unclipped window) reads as a resize, so the screen is 1600 × 900.
+async fn wide_factory(t: &uidriver_sandbox::testing::Tracker) -> (Desk, App, String) {
+    let cfg = SandboxConfig {
+        width: 1600,
+        height: 900,
+        ..SandboxConfig::default()
+    };
+    let d = Desk::start_with(t, cfg).await;
+    let app = d.launch(&["gtk3-widget-factory"]).await;
+    let root = root_of(&d.svc, app.pid, "").await;
+    settled(&d.svc, app.pid).await;
+    (d, app, root)
+}
+
+/// On a fresh look once `ready` matches: its state, and the ref and states of the cell named
+/// `cell`.
+async fn look_at_cell(
+    svc: &Service,
+    root: &str,
+    ready: Value,
+    cell: &str,
+) -> (String, String, Vec<String>) {
+    let t0 = Instant::now();
+    loop {
+        let s = observe(svc, root).await;
+        if !search(svc, &s, ready.clone()).await.is_empty() {
+            let c = one(svc, &s, json!({ "text": cell, "role": "cell" })).await;
+            let st = states(&inspect(svc, &s, &r(&c)).await);
+            return (s, r(&c), st);
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "nothing matches {ready}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// One click at a ref.
+async fn click(svc: &Service, state: &str, reference: &str) -> ToolResult {
+    act(
+        svc,
+        state,
+        json!([{ "action": "click", "ref": reference }]),
+        json!({}),
+    )
+    .await
+}
+
+fn detail(res: &ToolResult) -> String {
+    res.structured["steps"][0]["verification"]["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A click is `worked` only with evidence tied to its element: its own change, a reaction of
+/// its own, or a reaction once the toolkit's hit test (or the focus) put the click on it.
+/// GTK 3 draws a popover over its window, and its hit test answers the widgets below: a click
+/// at a list cell covered by widget-factory's open menu goes to the menu, whose items react,
+/// and was once `worked` from that reaction. GTK 4's hit test (window-relative, the deepest
+/// element at once) ties a calculator button's click to the display it changes.
+#[test]
+fn a_click_is_worked_only_with_evidence_tied_to_its_element() {
+    live(
+        "a_click_is_worked_only_with_evidence_tied_to_its_element",
+        240,
+        &["gtk3-widget-factory", "gnome-calculator"],
+        |t| async move {
+            let (d, _, root) = wide_factory(&t).await;
+            let svc = &d.svc;
+            let s0 = observe(svc, &root).await;
+            let menu = one(svc, &s0, json!({ "text": "Menu", "role": "toggle-button" })).await;
+            let res = click(svc, &s0, &r(&menu)).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let in_menu = json!({ "text": "Dark Theme", "role": "check-box" });
+            let (s1, otto, st) = look_at_cell(svc, &root, in_menu, "Otto").await;
+            assert!(!st.contains(&"selected".to_string()), "{st:?}");
+
+            // "Otto" lies under the open menu: the menu takes the click, the cell stays as it was.
+            let res = click(svc, &s1, &otto).await;
+            let any = json!({ "role": "toggle-button" });
+            let (s2, otto, st) = look_at_cell(svc, &root, any.clone(), "Otto").await;
+            assert!(
+                !st.contains(&"selected".to_string()),
+                "the click selected Otto: {st:?}\n{}",
+                res.text
+            );
+            assert_eq!(step_outcomes(&res), ["unknown"], "{}", res.text);
+            assert!(
+                detail(&res).contains("does not show the click reached it"),
+                "{}",
+                detail(&res)
+            );
+
+            // With the menu closed, the same click selects the row, and says so.
+            let close = json!([{ "action": "keypress", "keys": ["Escape"] }]);
+            let res = act(svc, &s2, close, json!({})).await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let s3 = observe(svc, &root).await;
+            let res = click(svc, &s3, &otto).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let (_, _, st) = look_at_cell(svc, &root, any, "Otto").await;
+            assert!(st.contains(&"selected".to_string()), "{st:?}\n{}", res.text);
+
+            // GTK 4: the button's click changes only the display; the hit test ties it.
+            let calc = d.launch(&["gnome-calculator"]).await;
+            let croot = root_of(svc, calc.pid, "Calculator").await;
+            settled(svc, calc.pid).await;
+            let c0 = observe(svc, &croot).await;
+            let seven = search(svc, &c0, json!({ "text": "7", "role": "button" })).await;
+            let seven = seven
+                .iter()
+                .find(|b| {
+                    b["name"]
+                        .as_str()
+                        .is_some_and(|n| n.split(' ').next() == Some("7"))
+                })
+                .unwrap_or_else(|| panic!("no 7 button: {seven:?}"));
+            let res = click(svc, &c0, &r(seven)).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(detail(&res).contains("hit test"), "{}", detail(&res));
+            let c1 = observe(svc, &croot).await;
+            let mut texts = Vec::new();
+            for m in search(svc, &c1, json!({ "role": "text", "includeHidden": true })).await {
+                let t = ok(svc, "read_text", json!({ "stateId": c1, "ref": r(&m) })).await;
+                texts.push(t["text"].as_str().unwrap_or_default().trim().to_string());
+            }
+            assert!(texts.iter().any(|t| t == "7"), "display reads {texts:?}");
+        },
+    );
 }

@@ -284,12 +284,22 @@ pub(crate) async fn activate_for_keys(ctx: &Ctx<'_>) -> bool {
 
 /// The centre of an element's live extents, in screen pixels.
 pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i32, i32), Error> {
+    element_aim(ctx, el).await.map(|(p, _)| p)
+}
+
+/// [`element_centre`], and whether it was corrected off the toolkit's own geometry (a root
+/// pane's frame, a GTK 4 popover's surface).
+pub(crate) async fn element_aim(
+    ctx: &Ctx<'_>,
+    el: &Element<'_>,
+) -> Result<((i32, i32), bool), Error> {
     let (b, shift, popover) = tokio::join!(
         live_bounds(ctx, &el.obj),
         frame_offset(ctx, el.index),
         gtk4_popover_shift(ctx, el.index)
     );
     let shift = popover.or(shift);
+    let corrected = shift.is_some();
     let b = b.map(|b| {
         b.map(|b| match shift {
             Some((dx, dy)) => Bounds::new(b.x + dx, b.y + dy, b.width, b.height),
@@ -307,7 +317,7 @@ pub(crate) async fn element_centre(ctx: &Ctx<'_>, el: &Element<'_>) -> Result<(i
         }
     })?;
     match b {
-        Some(b) if b.is_visible() => Ok(b.center()),
+        Some(b) if b.is_visible() => Ok((b.center(), corrected)),
         _ => Err(Error::new(
             ErrorCode::NotSupported,
             format!(

@@ -17,7 +17,9 @@
 //! - `keyboard`: focus (`GrabFocus` moves the keyboard, so it holds the input too), keypress,
 //!   typeText on the keyboard.
 //!
-//! And `verify`: live readings, the app's events, and what counts as evidence.
+//! And `verify`: live readings, the app's events, and what counts as evidence; `landing`:
+//! whether a click reached its element (the toolkit's hit test, and which reactions are the
+//! element's).
 //!
 //! # Fallback rule
 //! A semantic attempt falls back to physical input only when it provably sent nothing (the
@@ -32,6 +34,7 @@
 
 mod deliver;
 mod keyboard;
+mod landing;
 mod menu;
 mod pointer;
 mod press;
@@ -182,6 +185,19 @@ async fn listed_windows(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
 /// How the managed windows changed since `before` for this root: its own window gone (a
 /// dialog that closed), or a new shown window of its app; `None` when neither, or unknown.
 pub(crate) async fn window_change(ctx: &Ctx<'_>, before: &[u32]) -> Option<String> {
+    window_change_of(ctx, before, true).await
+}
+
+/// Whether the root's own window is no longer shown: a dialog the step closed without a word
+/// (GTK 4's file chooser after its Save button's action).
+pub(crate) async fn root_window_closed(ctx: &Ctx<'_>) -> bool {
+    match ctx.window() {
+        Some(own) => window_change_of(ctx, &[own], false).await.is_some(),
+        None => false,
+    }
+}
+
+async fn window_change_of(ctx: &Ctx<'_>, before: &[u32], new_too: bool) -> Option<String> {
     let x = ctx.backend.inner.x11.as_ref()?;
     let own = ctx.window();
     let pid = ctx.target.info.pid;
@@ -194,6 +210,7 @@ pub(crate) async fn window_change(ctx: &Ctx<'_>, before: &[u32]) -> Option<Strin
             }
             d.windows
                 .iter()
+                .filter(|_| new_too)
                 .find(|w| pid.is_some() && w.pid == pid && !w.hidden && !before.contains(&w.id))
                 .map(|w| format!("a new window of the app opened (0x{:x})", w.id))
         })

@@ -9,6 +9,8 @@ use uidriver_core::action::{Button, Point};
 use uidriver_core::{ElementRef, ErrorCode, StepReport, Target};
 
 use super::deliver::{self, Aim, Send};
+use super::landing::{self, Landing, Scope};
+use super::press::Reached;
 use super::verify::{self, SETTLE};
 use super::{needs_foreground, refuse, Ctx, Element, RefAim};
 use crate::atspi::Obj;
@@ -95,7 +97,15 @@ pub(crate) async fn click_element(
     if ctx.headless {
         return needs_foreground(r, why.unwrap_or("this step needs a pointer click"));
     }
-    let before = match verify::read(&ctx.caller, &el.obj).await {
+    let (before, aim) = tokio::join!(
+        verify::read(&ctx.caller, &el.obj),
+        deliver::element_aim(ctx, el)
+    );
+    let landing = match aim {
+        Ok((point, corrected)) => landing::probe(ctx, el, point, corrected).await,
+        Err(_) => Landing::Unknown,
+    };
+    let before = match before {
         Ok(Some(b)) => b,
         Ok(None) => return refuse(r, ErrorCode::StaleRef, format!("{} no longer exists", el.r)),
         Err(e) => {
@@ -112,7 +122,9 @@ pub(crate) async fn click_element(
         let d = r.delivery.detail.take().unwrap_or_default();
         r.delivery.detail = Some(format!("{d} ({why})"));
     }
-    super::press::observe_effect(ctx, r, el, &before, &mut w).await;
+    let scope = Scope::of(ctx.state, el);
+    let how = Reached::Click(landing, &scope);
+    super::press::observe_effect(ctx, r, el, &before, &mut w, how).await;
 }
 
 /// `moveMouse` and `hover`: the pointer position is the checkable effect.

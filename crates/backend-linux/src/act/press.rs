@@ -10,6 +10,7 @@ use uidriver_core::{DeliveryMethod, VerificationMethod};
 use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::deliver::Send;
+use super::landing::{Landing, Scope};
 use super::verify::{self, difference, Reading, Watch, QUIET, SETTLE};
 use super::{
     live, needs_foreground, nothing_to_send, pick_action, refuse, Ctx, Element, Live, RefAim,
@@ -160,7 +161,7 @@ async fn press_live(
         r.delivery.detail = Some(format!("{how} {note}"));
     }
     if let Some(mut w) = watch {
-        observe_effect(ctx, r, el, &l.reading, &mut w).await;
+        observe_effect(ctx, r, el, &l.reading, &mut w, Reached::Action).await;
     }
 }
 
@@ -200,6 +201,27 @@ async fn do_named_action<'c>(
     record_action(r, &name, result).then_some(w)
 }
 
+/// How a step reached its element: an action called on it, whose every reaction is its
+/// effect, or a click at its centre, whose reactions count only where they are the element's
+/// (`landing.rs`).
+pub(crate) enum Reached<'s> {
+    Action,
+    Click(Landing, &'s Scope),
+}
+
+impl Reached<'_> {
+    /// Whether the app's reactions so far are evidence for the element.
+    fn evidence(&self, w: &Watch<'_>) -> bool {
+        match self {
+            Reached::Action => w.reacted(),
+            Reached::Click(landing, scope) => {
+                w.reacted_in(scope)
+                    || (w.reacted() && (matches!(landing, Landing::On(_)) || w.focused_in(scope)))
+            }
+        }
+    }
+}
+
 /// Waits for a step's effect on `el` or in its app (see `verify.rs` for what counts) and
 /// records the verification.
 pub(crate) async fn observe_effect(
@@ -208,6 +230,7 @@ pub(crate) async fn observe_effect(
     el: &Element<'_>,
     before: &Reading,
     w: &mut Watch<'_>,
+    mut how: Reached<'_>,
 ) {
     enum Seen {
         Gone,
@@ -224,7 +247,7 @@ pub(crate) async fn observe_effect(
     let end = Instant::now() + SETTLE;
     let mut seen = check().await;
     let mut at = w.started.elapsed();
-    while seen.is_none() && !w.reacted() {
+    while seen.is_none() && !how.evidence(w) {
         if Instant::now() >= end {
             break;
         }
@@ -241,6 +264,9 @@ pub(crate) async fn observe_effect(
         at = w.started.elapsed();
     } else {
         w.quiet(QUIET * 3).await;
+    }
+    if let Reached::Click(landing, scope) = &mut how {
+        super::landing::recheck(ctx, landing, w, scope).await;
     }
     r.verification.method = VerificationMethod::State;
     match seen {
@@ -264,8 +290,18 @@ pub(crate) async fn observe_effect(
         None if w.reacted() => {
             w.await_window_if_building().await;
             r.verification.method = VerificationMethod::Event;
+            r.verification.detail = Some(reaction_detail(ctx, el, w, &how));
+            if how.evidence(w) {
+                r.verification.passed = Some(true);
+            }
+        }
+        None if root_closed(ctx).await => {
+            r.verification.method = VerificationMethod::RootChange;
             r.verification.passed = Some(true);
-            r.verification.detail = Some(w.describe(ctx.state));
+            r.verification.detail = Some(format!(
+                "the root's window closed (the app sent no events, and {} still answers)",
+                el.r
+            ));
         }
         None => {
             let mut d = format!(
@@ -279,6 +315,53 @@ pub(crate) async fn observe_effect(
             r.verification.detail = Some(d);
         }
     }
+}
+
+/// Whether the root's window closed silently; a dialog's is given one more settle to close.
+async fn root_closed(ctx: &Ctx<'_>) -> bool {
+    let end = Instant::now() + SETTLE;
+    loop {
+        if super::root_window_closed(ctx).await {
+            return true;
+        }
+        let dialog = ctx.target.info.kind == uidriver_core::RootKind::Dialog;
+        if !dialog || Instant::now() >= end {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The app's reaction in words; for a click, whether it is the element's, and if not, why it
+/// proves nothing.
+fn reaction_detail(ctx: &Ctx<'_>, el: &Element<'_>, w: &Watch<'_>, how: &Reached<'_>) -> String {
+    let Reached::Click(landing, scope) = how else {
+        return w.describe(ctx.state);
+    };
+    let events = w.describe_first(ctx.state, Some(scope));
+    if how.evidence(w) {
+        let landed = match landing.note(el) {
+            Some(n) if matches!(landing, Landing::On(_)) => Some(n),
+            _ if w.focused_in(scope) => Some(format!("the focus moved to {}", el.r)),
+            _ => None,
+        };
+        return match landed {
+            Some(l) => format!("{l}; {events}"),
+            None => events,
+        };
+    }
+    let mut d = format!(
+        "{events}, but none of it is on {} or what it holds, so it does not show the click reached it",
+        el.r
+    );
+    if let Some(n) = landing.note(el) {
+        d.push_str(&format!("; {n}"));
+    }
+    d.push_str(" (expect confirms an effect elsewhere)");
+    if let Some(n) = w.busy_note() {
+        d = format!("{d}; {n}");
+    }
+    d
 }
 
 fn checkable(el: &Element<'_>, l: &Live) -> bool {

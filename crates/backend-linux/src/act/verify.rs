@@ -25,6 +25,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::landing::Scope;
 use tokio::sync::broadcast;
 use uidriver_core::State;
 
@@ -338,14 +339,39 @@ impl<'a> Watch<'a> {
         !self.busy && (!self.seen.is_empty() || self.lagged)
     }
 
+    /// Whether a reaction so far is the element's of `scope` (see `landing.rs`): its own or
+    /// its descendants' events, its list's selection, a new window or new objects.
+    pub(crate) fn reacted_in(&self, scope: &Scope) -> bool {
+        !self.busy
+            && (self.new_window || self.new_objects || self.seen.iter().any(|e| scope.holds(e)))
+    }
+
+    /// Whether the focus moved to `scope`'s element or into it during the step.
+    pub(crate) fn focused_in(&self, scope: &Scope) -> bool {
+        self.focus_objects.iter().any(|o| scope.contains(o))
+    }
+
     /// The reaction in words, with refs of the state where the source is one of its elements:
     /// `TextChanged (insert) on @e14 text "GtkSourceView" after 12 ms`.
     pub(crate) fn describe(&self, state: &State) -> String {
+        self.describe_first(state, None)
+    }
+
+    /// [`Watch::describe`], `scope`'s reactions first.
+    pub(crate) fn describe_first(&self, state: &State, scope: Option<&Scope>) -> String {
         if self.seen.is_empty() {
             return "events were missed (the app sent a burst)".into();
         }
+        let mut events: Vec<&Event> = self.seen.iter().collect();
+        if let Some(s) = scope {
+            events.sort_by_key(|e| !s.holds(e));
+        }
+        // The same event again (GTK 3 repeats a check box's `checked`) is said once.
+        let mut said = HashSet::new();
+        events
+            .retain(|e| said.insert((e.class, e.member.clone(), e.detail.clone(), e.path.clone())));
         let mut parts = Vec::new();
-        for ev in self.seen.iter().take(3) {
+        for ev in events.iter().take(3) {
             let mut s = match ev.class {
                 "Window" => format!("window {}", ev.member.to_lowercase()),
                 _ if ev.detail.is_empty() => ev.member.to_string(),
@@ -362,7 +388,7 @@ impl<'a> Watch<'a> {
             parts.push(s);
         }
         let first = self.seen[0].at.saturating_duration_since(self.started);
-        let more = self.seen.len().saturating_sub(3);
+        let more = events.len().saturating_sub(parts.len());
         let mut out = format!(
             "the app reacted: {} (first after {} ms)",
             parts.join("; "),
