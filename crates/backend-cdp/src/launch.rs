@@ -115,7 +115,12 @@ impl Launched {
         };
         std::fs::create_dir_all(&downloads)?;
         let log = std::fs::File::create(dir.path().join("stderr.log"))?;
+        // Chromium leaves its singleton directory in TMPDIR when it is killed: kept in the
+        // directory removed with the browser.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp)?;
         let mut cmd = Command::new(chromium);
+        cmd.env("TMPDIR", &tmp);
         cmd.args(FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--window-size={},{}", size.0, size.1))

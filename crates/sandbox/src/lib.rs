@@ -49,6 +49,8 @@ pub const STATE_DIR_PREFIX: &str = "uidriver-sandbox-";
 pub(crate) const BUS_SOCKET: &str = "session-bus";
 /// `XDG_RUNTIME_DIR`, inside the state directory.
 pub(crate) const RUNTIME_DIR: &str = "runtime";
+/// Subdirectory of the state dir that is the apps' `TMPDIR`.
+pub(crate) const APP_TMP_DIR: &str = "tmp";
 
 /// Process roles recorded in the manifest.
 pub mod roles {

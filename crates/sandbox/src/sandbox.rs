@@ -17,7 +17,9 @@ use tracing::{debug, info, warn};
 use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
 use crate::{dbus, procfs, roles, x11, SandboxConfig, SandboxError};
-use crate::{BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR, STATE_DIR_PREFIX};
+use crate::{
+    APP_TMP_DIR, BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR, STATE_DIR_PREFIX,
+};
 
 /// Display numbers tried after `display_min`.
 const DISPLAY_TRIES: u32 = 100;
@@ -235,7 +237,16 @@ impl Sandbox {
                 }
             })
             .collect();
-        let env = self.env.clone();
+        // Apps' temporary files (LibreOffice's lu*.tmp and OSL pipes, Chromium's singleton
+        // directory, left behind when an app is stopped) stay in the sandbox.
+        let mut env = self.env.clone();
+        env.push((
+            "TMPDIR".into(),
+            self.state_dir
+                .join(APP_TMP_DIR)
+                .to_string_lossy()
+                .into_owned(),
+        ));
         let pid = self.spawn_component(
             roles::APP,
             &path,
@@ -331,6 +342,10 @@ impl Sandbox {
             ("XDG_STATE_HOME", home.join(".local/state")),
         ];
         make_private_dir(&home)?;
+        // Emptied at each start: a kept sandbox's apps left their files in it.
+        let tmp = dir.join(APP_TMP_DIR);
+        let _ = std::fs::remove_dir_all(&tmp);
+        make_private_dir(&tmp)?;
         for (_, d) in &xdg {
             std::fs::create_dir_all(d)
                 .map_err(|e| SandboxError::io(format!("creating {}", d.display()), e))?;

@@ -192,6 +192,29 @@ fn start_describe_stop() {
             "registryd not recorded: {:?}",
             m.processes
         );
+        // Apps keep their temporary files in the sandbox (LibreOffice's and Chromium's are left
+        // behind when they are stopped).
+        let home = PathBuf::from(sb.env_var("HOME").unwrap_or_default());
+        let argv = ["sh", "-c", "echo \"$TMPDIR\" > \"$HOME/tmpdir\"; sleep 60"];
+        sb.spawn(&argv.map(String::from)).expect("spawn");
+        let t0 = Instant::now();
+        let tmp = loop {
+            match std::fs::read_to_string(home.join("tmpdir")) {
+                Ok(t) if t.ends_with('\n') => break PathBuf::from(t.trim_end()),
+                _ if t0.elapsed() > Duration::from_secs(10) => panic!("the app did not start"),
+                _ => std::thread::sleep(Duration::from_millis(50)),
+            }
+        };
+        assert!(
+            tmp.starts_with(sb.state_dir()) && tmp.is_dir(),
+            "TMPDIR {}",
+            tmp.display()
+        );
+        assert_eq!(
+            sb.env_var("TMPDIR"),
+            None,
+            "the printed env keeps the caller's TMPDIR"
+        );
         let state_dir = sb.state_dir().to_path_buf();
         let t0 = Instant::now();
         let report = sb.stop().expect("stop");
