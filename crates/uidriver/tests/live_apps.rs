@@ -160,6 +160,21 @@ async fn open_menu_then(
 /// a GTK 3 menu item on screen is now a click when input is allowed: the dialog opens as a root
 /// and answers a look at once; the name typed over its selected default text replaces it; and
 /// the folder made has the typed name on disk.
+/// A look at `root` within 3 s (an app blocked in a call answers none); its state.
+async fn answers_a_look(svc: &Service, root: &str, what: &str) -> String {
+    let look = call(
+        svc,
+        "observe_ui",
+        json!({ "root": root, "timeoutMs": 3000 }),
+    )
+    .await;
+    assert!(!look.is_error, "{what} answers: {}", look.text);
+    look.structured["stateId"]
+        .as_str()
+        .expect("stateId")
+        .to_string()
+}
+
 #[test]
 fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
     live(
@@ -186,14 +201,7 @@ fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
             assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
             assert!(res.text.contains("left click"), "{}", res.text);
             let dialog = root_of(svc, app.pid, "Create New Folder").await;
-            let look = call(
-                svc,
-                "observe_ui",
-                json!({ "root": dialog, "timeoutMs": 3000 }),
-            )
-            .await;
-            assert!(!look.is_error, "the dialog answers: {}", look.text);
-            let s2 = look.structured["stateId"].as_str().unwrap().to_string();
+            let s2 = answers_a_look(svc, &dialog, "the dialog").await;
             let name = one(svc, &s2, json!({ "role": "text" })).await;
             let create = one(svc, &s2, json!({ "text": "Create", "role": "button" })).await;
             let res = act(
@@ -224,6 +232,34 @@ fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
             assert_eq!(listed, ["made"], "{}", res.text);
+
+            // Under headless no click is allowed, and the action would block the app: refused,
+            // saying why, and no dialog opens.
+            let s3 = observe(svc, &root).await;
+            let item =
+                json!({ "text": "Create Folder", "role": "menu-item", "includeHidden": true });
+            let item = one(svc, &s3, item).await;
+            let press = json!([{ "action": "press", "ref": r(&item) }]);
+            let res = act(svc, &s3, press, json!({ "headless": true })).await;
+            assert_eq!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            assert!(
+                res.text.contains("foreground_required") && res.text.contains("ellipsis"),
+                "{}",
+                res.text
+            );
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            let dialogs = ok(
+                svc,
+                "find_roots",
+                json!({ "pid": app.pid, "text": "Create New Folder" }),
+            )
+            .await;
+            assert_eq!(
+                dialogs["roots"].as_array().map(Vec::len),
+                Some(0),
+                "{dialogs}"
+            );
+            answers_a_look(svc, &root, "the app").await;
             assert_running(app.pid, "the menu, the dialog and the typing");
             let _ = std::fs::remove_dir_all(&dir);
         },

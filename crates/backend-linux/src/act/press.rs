@@ -124,6 +124,17 @@ pub(crate) async fn press(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
         }
         None => return,
     };
+    if ctx.headless && opens_a_dialog_inside_action(ctx, &el) {
+        r.delivery.delivered = Delivery::NotDelivered;
+        r.error = Some(
+            Error::new(
+                ErrorCode::ForegroundRequired,
+                format!("{} opens a dialog (its name ends with an ellipsis), and GTK 3 runs a menu item's dialog inside its action call, which would block the app's accessibility until the dialog closed; nothing was sent", el.r),
+            )
+            .with_hint("Press it with headless: false: the item is then clicked, as a person would, and the dialog opens without blocking the app."),
+        );
+        return;
+    }
     let Ok(opened) = super::menu::open_menus_above(ctx, r, &el).await else {
         return;
     };
@@ -177,6 +188,15 @@ fn runs_dialogs_inside_action(ctx: &Ctx<'_>, el: &Element<'_>, l: &Live) -> bool
         && !ctx.headless
         && super::menu::is_menu_item(el.node.role)
         && l.reading.states.has(st::SHOWING)
+}
+
+/// Whether `el` is a GTK 3 menu item that says it opens a dialog: its name ends with an
+/// ellipsis, as GNOME's and Xfce's do ("Create Folder…", "Save Contents…").
+fn opens_a_dialog_inside_action(ctx: &Ctx<'_>, el: &Element<'_>) -> bool {
+    let name = el.node.name.text().unwrap_or_default().trim_end();
+    ctx.toolkit() == crate::roots::Toolkit::Gtk3
+        && super::menu::is_menu_item(el.node.role)
+        && (name.ends_with('…') || name.ends_with("..."))
 }
 
 /// Does the first action of `names` that the element offers, watching its app. When it offers
