@@ -98,6 +98,9 @@ pub fn describe(node: &Node) -> String {
         s.push_str(&quote(name, 100));
     } else if node.name.is_unknown() {
         s.push_str(" (name unread)");
+    } else if let Some(d) = node.description.text() {
+        // An icon button's only words (GTK 4's "Primary menu"), as a screen reader says them.
+        let _ = write!(s, " (description: {})", quote(d, 80));
     } else if let Some(v) = &node.visual_text {
         let _ = write!(s, " (seen: {})", quote(v, 80));
     }
@@ -215,6 +218,19 @@ fn is_empty_leaf(node: &Node) -> bool {
         )
 }
 
+/// Whether `i` is a label that only repeats the name of `of`, the element it is shown in (GTK 4's
+/// buttons hold their label: `button "7"` then `label "7"`).
+fn repeats_name(state: &State, i: usize, of: usize) -> bool {
+    let n = &state.snapshot.nodes[i];
+    n.role == Role::Label
+        && n.children.is_empty()
+        && !n.has_state(StateFlag::Focused)
+        && n.value.text().is_none()
+        && n.name
+            .text()
+            .is_some_and(|t| state.snapshot.nodes[of].name.text() == Some(t))
+}
+
 fn is_hidden(node: &Node) -> bool {
     node.has_state(StateFlag::Hidden)
 }
@@ -240,12 +256,40 @@ pub fn display_children(state: &State, i: usize, show_hidden: bool) -> (Vec<usiz
             stack.extend(n.children.iter().rev().copied());
             continue;
         }
-        if is_empty_leaf(n) {
+        if is_empty_leaf(n) || repeats_name(state, c, i) {
             continue;
         }
         out.push(c);
     }
     (out, hidden)
+}
+
+/// The name of a cell made of cells, said in one line: GTK 3 tree views give each row's cell
+/// its renderers as unnamed and named leaf cells (an icon, then "file1.txt"; the side pane's
+/// "Places" twice). The distinct names of its parts, in order; `None` when `i` is not such a
+/// cell, or its parts have no names.
+fn composite_cell_name(state: &State, i: usize) -> Option<String> {
+    let node = &state.snapshot.nodes[i];
+    if node.role != Role::Cell || node.name.text().is_some() || node.value.text().is_some() {
+        return None;
+    }
+    let (parts, _) = display_children(state, i, false);
+    if parts.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for &p in &parts {
+        let n = &state.snapshot.nodes[p];
+        if n.role != Role::Cell || !n.children.is_empty() || n.value.text().is_some() {
+            return None;
+        }
+        if let Some(name) = n.name.text() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    (!names.is_empty()).then(|| names.join(" · "))
 }
 
 fn plural(role: Role, n: usize) -> String {
@@ -346,6 +390,8 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     let mut forced_order: Vec<usize> = forced.iter().copied().collect();
     forced_order.sort_unstable();
     let hard_cap = opts.max_lines * 2;
+    // Cells made of cells are one line each, unless the way to a forced node goes through one.
+    let whole = |i: usize| !forced.contains(&i) && composite_cell_name(state, i).is_some();
     for &f in &forced_order {
         let (kids, hidden) = display_children(state, f, opts.show_hidden);
         // Half of what is left (but a handful at least), so the forced path cannot eat the
@@ -363,7 +409,7 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     while let Some(i) = queue.pop_front() {
         if let std::collections::hash_map::Entry::Vacant(slot) = plan.entry(i) {
             let (kids, hidden) = display_children(state, i, opts.show_hidden);
-            if kids.is_empty() {
+            if kids.is_empty() || whole(i) {
                 continue;
             }
             let room = opts.max_lines.saturating_sub(lines + 2);
@@ -399,6 +445,13 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
         };
         let node = &state.snapshot.nodes[i];
         let indent = "  ".repeat(depth);
+        if let Some(name) = composite_cell_name(state, i).filter(|_| whole(i)) {
+            let mut named = node.clone();
+            named.name = crate::Evidence::Known(name);
+            let _ = writeln!(out.text, "{indent}{} {}", state.ref_of(i), describe(&named));
+            out.lines += 1;
+            continue;
+        }
         let _ = write!(out.text, "{indent}{} {}", state.ref_of(i), describe(node));
         match plan.get(&i) {
             None => {
@@ -437,4 +490,90 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Evidence, Node};
+
+    /// A state of (role, name, parent) nodes, children in order.
+    fn tree(spec: &[(Role, &str, Option<usize>)]) -> Vec<Node> {
+        let mut nodes: Vec<Node> = spec
+            .iter()
+            .map(|(role, name, parent)| Node {
+                role: *role,
+                name: if name.is_empty() {
+                    Evidence::Absent
+                } else {
+                    Evidence::from_text(*name)
+                },
+                parent: *parent,
+                ..Node::default()
+            })
+            .collect();
+        for i in 1..nodes.len() {
+            let p = nodes[i].parent.unwrap();
+            nodes[p].children.push(i);
+        }
+        nodes
+    }
+
+    /// A table with one row: a cell made of an icon cell and a "file1.txt" cell, then "2
+    /// bytes"; and a side-pane row whose two parts both say "Places".
+    fn rows() -> State {
+        crate::store::tests::state_of(tree(&[
+            (Role::Table, "", None),
+            (Role::Cell, "", Some(0)),
+            (Role::Cell, "", Some(1)),
+            (Role::Cell, "file1.txt", Some(1)),
+            (Role::Cell, "2 bytes", Some(0)),
+            (Role::Cell, "", Some(0)),
+            (Role::Cell, "Places", Some(5)),
+            (Role::Cell, "Places", Some(5)),
+        ]))
+    }
+
+    /// The outline's lines below its root are `want`'s nodes, as (index, description).
+    fn assert_lines(s: &State, want: &[(usize, &str)]) {
+        let out = render_outline(s, 0, &OutlineOptions::default());
+        let lines: Vec<&str> = out.text.lines().skip(1).map(str::trim).collect();
+        let want: Vec<String> = want
+            .iter()
+            .map(|(i, d)| format!("{} {d}", s.ref_of(*i)))
+            .collect();
+        assert_eq!(lines, want, "{}", out.text);
+    }
+
+    #[test]
+    fn a_cell_made_of_cells_is_one_line_named_by_its_parts() {
+        let s = rows();
+        let want = [
+            (1, "cell \"file1.txt\""),
+            (4, "cell \"2 bytes\""),
+            (5, "cell \"Places\""),
+        ];
+        assert_lines(&s, &want);
+        assert_eq!(composite_cell_name(&s, 4), None);
+        assert_eq!(composite_cell_name(&s, 0), None);
+    }
+
+    #[test]
+    fn an_unnamed_element_says_its_description_and_a_label_repeating_its_parent_is_left_out() {
+        let mut nodes = tree(&[
+            (Role::Window, "", None),
+            (Role::Button, "7", Some(0)),
+            (Role::Label, "7", Some(1)),
+            (Role::Button, "", Some(0)),
+            (Role::Label, "π", Some(3)),
+        ]);
+        nodes[3].description = Evidence::from_text("Primary menu");
+        let s = crate::store::tests::state_of(nodes);
+        let want = [
+            (1, "button \"7\""),
+            (3, "button (description: \"Primary menu\")"),
+            (4, "label \"π\""),
+        ];
+        assert_lines(&s, &want);
+    }
 }
