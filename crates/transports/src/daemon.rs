@@ -59,8 +59,13 @@ fn my_uid() -> Option<u32> {
     std::fs::metadata("/proc/self").ok().map(|m| m.uid())
 }
 
-/// Serves until `shutdown` resolves, a client sends `shutdown`, or no client has been attached
-/// for the idle timeout (an attached client, even a silent one, keeps the daemon running).
+/// How often a daemon checks that its socket file is still its own.
+const SOCKET_CHECK: Duration = Duration::from_secs(1);
+
+/// Serves until `shutdown` resolves, a client sends `shutdown`, no client has been attached
+/// for the idle timeout (an attached client, even a silent one, keeps the daemon running), or
+/// no client can reach it any more: its socket file is gone or is another's (its sandbox's
+/// runtime directory was removed, or another daemon took the path) and none is attached.
 pub async fn serve_daemon(
     listener: UnixListener,
     caller: Arc<dyn ToolCaller>,
@@ -72,12 +77,17 @@ pub async fn serve_daemon(
     let (attached, attached_rx) = watch::channel(0usize);
     let attached = Arc::new(attached);
     let uid = my_uid();
+    let unreachable = unreachable(&listener, attached_rx.clone());
     let idle = idle_exit(attached_rx, opts.idle_timeout);
-    tokio::pin!(shutdown, idle);
+    tokio::pin!(shutdown, idle, unreachable);
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
             _ = stop_rx.changed() => break,
+            _ = &mut unreachable => {
+                tracing::info!("the socket file is gone or another's, and no client is attached; exiting");
+                break;
+            }
             _ = &mut idle => {
                 tracing::info!("idle timeout: no client attached; exiting");
                 break;
@@ -105,6 +115,35 @@ pub async fn serve_daemon(
         }
     }
     Ok(())
+}
+
+/// Resolves once the file at the listener's path is not the socket it bound (removed, or
+/// replaced by another daemon's) while no connection is attached; never for an unnamed socket.
+fn unreachable(
+    listener: &UnixListener,
+    attached: watch::Receiver<usize>,
+) -> impl Future<Output = ()> {
+    use std::os::unix::fs::MetadataExt;
+    let ino = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    // Read now, not when first polled: the file may be gone by then, which is the case to see.
+    let path = listener
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_pathname().map(Path::to_path_buf));
+    let mine = path.as_deref().and_then(ino);
+    async move {
+        let Some(path) = path else {
+            return std::future::pending().await;
+        };
+        loop {
+            tokio::time::sleep(SOCKET_CHECK).await;
+            // Gone before it was read counts as gone: nobody can connect to it.
+            let gone = mine.is_none() || ino(&path) != mine;
+            if gone && *attached.borrow() == 0 {
+                return;
+            }
+        }
+    }
 }
 
 /// Resolves once no connection has been attached for `timeout` without a break (never when
