@@ -40,15 +40,23 @@ pub(crate) fn align_root_panes(nodes: &mut [Node]) -> usize {
         let Some((dx, dy)) = offset(nodes[p].bounds, nodes[i].bounds) else {
             continue;
         };
-        for j in subtree(nodes, i) {
-            if let Some(b) = nodes[j].bounds.as_mut().filter(|b| plausible(**b)) {
-                b.x += dx;
-                b.y += dy;
-            }
-        }
+        shift_subtree(nodes, i, dx, dy);
         moved += 1;
     }
     moved
+}
+
+/// Moves the rectangles of `i` and its descendants (a pre-order list) by `(dx, dy)`.
+pub(crate) fn shift_subtree(nodes: &mut [Node], i: usize, dx: i32, dy: i32) {
+    if (dx, dy) == (0, 0) {
+        return;
+    }
+    for j in subtree(nodes, i) {
+        if let Some(b) = nodes[j].bounds.as_mut().filter(|b| plausible(**b)) {
+            b.x += dx;
+            b.y += dy;
+        }
+    }
 }
 
 /// The indices of `i` and its descendants in a pre-order list (a contiguous run: each node

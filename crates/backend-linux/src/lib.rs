@@ -436,6 +436,26 @@ impl LinuxBackend {
         }
     }
 
+    /// Moves each open GTK 4 popover of a look, with what it holds, to where it is drawn: GTK
+    /// 4.8 reports it at its parent widget's place in the window, while its surface is the one
+    /// popup window of its size (the rule clicks aim by, `act/deliver.rs`). A popover whose
+    /// surface is not found keeps the reported rectangles.
+    async fn place_gtk4_popovers(&self, nodes: &mut [Node], deadline: Deadline) {
+        for i in 0..nodes.len() {
+            let n = &nodes[i];
+            if n.role != uidriver_core::Role::Menu || n.has_state(uidriver_core::StateFlag::Hidden)
+            {
+                continue;
+            }
+            let Some(b) = n.bounds.filter(|b| b.is_visible()) else {
+                continue;
+            };
+            if let Some((sx, sy)) = self.gtk4_popup_origin(b.width, b.height, deadline).await {
+                frames::shift_subtree(nodes, i, sx - b.x, sy - b.y);
+            }
+        }
+    }
+
     async fn observe_obj(
         &self,
         att: &Attachment,
@@ -459,7 +479,10 @@ impl LinuxBackend {
             limits: &limits,
             memo: &att.memo,
         };
-        let result = observe::observe(scope, req, deadline).await;
+        let mut result = observe::observe(scope, req, deadline).await;
+        if let (Ok(snap), Toolkit::Gtk4) = (&mut result, toolkit) {
+            self.place_gtk4_popovers(&mut snap.nodes, deadline).await;
+        }
         // The process explains a failure better than the D-Bus error does.
         if let (Err(e), Some(pid)) = (&result, target.info.pid) {
             if !procfs::alive(pid) {

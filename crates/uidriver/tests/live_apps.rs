@@ -133,15 +133,7 @@ async fn open_menu_then(
     item: Value,
     action: &str,
 ) -> ToolResult {
-    let s = observe(svc, root).await;
-    let open = one(svc, &s, opener).await;
-    let res = act(
-        svc,
-        &s,
-        json!([{ "action": "press", "ref": r(&open) }]),
-        json!({}),
-    )
-    .await;
+    let res = press_one(svc, root, opener).await;
     assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
     let s = look_until_found(svc, root, item.clone()).await;
     let found = one(svc, &s, item).await;
@@ -152,6 +144,14 @@ async fn open_menu_then(
         json!({}),
     )
     .await
+}
+
+/// On a fresh look at `root`, presses the one element `query` finds.
+async fn press_one(svc: &Service, root: &str, query: Value) -> ToolResult {
+    let s = observe(svc, root).await;
+    let found = one(svc, &s, query).await;
+    let press = json!([{ "action": "press", "ref": r(&found) }]);
+    act(svc, &s, press, json!({})).await
 }
 
 /// GTK 3 runs a menu item's dialog inside the item's action call: `press` by `DoAction` on
@@ -1429,10 +1429,8 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
         240,
         &["gnome-text-editor"],
         |t| async move {
-            let d = Desk::start(&t).await;
-            let app = d.launch(&["gnome-text-editor", "--standalone"]).await;
+            let (d, app, root) = text_editor(&t).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "Text Editor").await;
             let s0 = observe(svc, &root).await;
             let editable = |s: String| async move {
                 search(svc, &s, json!({ "role": "text" }))
@@ -1464,6 +1462,75 @@ fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
     );
 }
 
+/// A desktop with gnome-text-editor (GTK 4) in it, and its window's root.
+async fn text_editor(t: &uidriver_sandbox::testing::Tracker) -> (Desk, App, String) {
+    let d = Desk::start(t).await;
+    let app = d.launch(&["gnome-text-editor", "--standalone"]).await;
+    let root = root_of(&d.svc, app.pid, "Text Editor").await;
+    (d, app, root)
+}
+
+/// A GTK 4 popover's items are where it is drawn in a look too, not at the Menu button GTK
+/// 4.8 reports: a click at the point of the look's image that shows "Keyboard Shortcuts" opens
+/// the shortcuts window (the look had the popover's rectangles beside it).
+#[test]
+fn gtk4_a_popover_item_is_clicked_at_its_place_in_the_looks_image() {
+    live(
+        "gtk4_a_popover_item_is_clicked_at_its_place_in_the_looks_image",
+        240,
+        &["gnome-text-editor"],
+        |t| async move {
+            let (d, app, root) = text_editor(&t).await;
+            let menu = json!({ "text": "Menu", "role": "button" });
+            let res = press_one(&d.svc, &root, menu).await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let svc = &d.svc;
+            let item = json!({ "text": "Keyboard Shortcuts", "role": "menu-item" });
+            let t0 = Instant::now();
+            let (sv, found) = loop {
+                let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
+                let sv = v["stateId"].as_str().expect("stateId").to_string();
+                if let Some(m) = search(svc, &sv, item.clone()).await.first() {
+                    break (sv, m.clone());
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(15),
+                    "the menu did not open"
+                );
+            };
+            let ib = inspect(svc, &sv, &r(&found)).await["imageBounds"].clone();
+            let at = |k: &str| {
+                ib[k]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("no imageBounds: {ib}"))
+            };
+            let (x, y) = (at("x") + at("width") / 2.0, at("y") + at("height") / 2.0);
+            let click = json!([{ "action": "click", "x": x, "y": y }]);
+            let res = act(svc, &sv, click, json!({})).await;
+            assert!(!res.is_error, "{}", res.text);
+            let t0 = Instant::now();
+            loop {
+                let v = ok(
+                    svc,
+                    "find_roots",
+                    json!({ "pid": app.pid, "kind": "dialog" }),
+                )
+                .await;
+                if v["roots"].as_array().is_some_and(|a| !a.is_empty()) {
+                    break;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "no shortcuts window: the click at ({x},{y}) missed the item\n{}",
+                    res.text
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            assert_running(app.pid, "the menu and the click");
+        },
+    );
+}
+
 #[test]
 fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
     live(
@@ -1471,12 +1538,10 @@ fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
         240,
         &["gnome-text-editor"],
         |t| async move {
-            let d = Desk::start(&t).await;
+            let (d, app, root) = text_editor(&t).await;
             let dir = tempdir();
             let file = dir.join("from-gtk4.txt");
-            let app = d.launch(&["gnome-text-editor", "--standalone"]).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "Text Editor").await;
             let (s0, text) = outline(svc, &root).await;
             assert_eq!(class_names_in(&text), Vec::<String>::new(), "{text}");
             let hidden_page = search(svc, &s0, json!({ "text": "Start or Open a Document" })).await;
