@@ -11,6 +11,8 @@
 //! - `setText` round trip on an entry, for comparison;
 //! - the keyboard flow as one call: focus the entry, `ctrl+a`, 20 characters typed, `Return`,
 //!   with `expect` on the typed text (issue 12: unread typing goes on, `expect` decides);
+//! - `click` round trip on the check button: XTEST input under the lease, the landing check
+//!   (the toolkit's hit test at the click point) and the same verification as `press`;
 //! - a fresh `observe_ui` (semantic) of the same window: the cost of one look, which every
 //!   round trip contains once.
 //!
@@ -154,6 +156,7 @@ fn main() {
         let mut press = (Vec::new(), Vec::new(), Vec::new());
         let mut set_text = (Vec::new(), Vec::new());
         let mut keys = (Vec::new(), Vec::new());
+        let mut clicks = (Vec::new(), Vec::new());
         let mut outcomes = Vec::new();
         for i in 0..runs + 2 {
             let t = Instant::now();
@@ -194,6 +197,19 @@ fn main() {
                 keys.0.push(rt_ms);
                 keys.1.push(outcome);
             }
+            let t = Instant::now();
+            let r = call(
+                &svc,
+                "act_ui",
+                json!({ "stateId": state, "actions": [{ "action": "click", "ref": check }] }),
+            )
+            .await;
+            let rt_ms = ms(t);
+            state = r["stateId"].as_str().expect("successor").to_string();
+            if i >= 2 {
+                clicks.0.push(rt_ms);
+                clicks.1.push(r["outcome"].as_str().unwrap_or("?").to_string());
+            }
         }
         let mut looks = Vec::new();
         for _ in 0..runs {
@@ -223,6 +239,14 @@ fn main() {
                     keys.1.len()
                 ),
             },
+            "click": {
+                "roundTripMs": median(clicks.0.clone()),
+                "worked": format!(
+                    "{}/{}",
+                    clicks.1.iter().filter(|o| *o == "worked").count(),
+                    clicks.1.len()
+                ),
+            },
             "observeMs": median(looks.clone()),
             "raw": { "pressRoundTrip": press.0, "pressSettle": press.1, "observe": looks },
         })
@@ -249,14 +273,19 @@ fn main() {
             "keyboard flow (one call)",
             f(&result["keyboardFlow"]["roundTripMs"]),
         ),
+        (
+            "click round trip (XTEST, landing)",
+            f(&result["click"]["roundTripMs"]),
+        ),
         ("observe_ui (semantic, fresh)", look),
     ];
     for (name, v) in rows {
         println!("{name:<34} {v:>9.1} {:>12.2}", v / look);
     }
     println!(
-        "keyboard flow worked {}",
-        result["keyboardFlow"]["worked"].as_str().unwrap_or("?")
+        "keyboard flow worked {}; click worked {}",
+        result["keyboardFlow"]["worked"].as_str().unwrap_or("?"),
+        result["click"]["worked"].as_str().unwrap_or("?")
     );
     if let Some(dir) = std::path::Path::new(&out).parent() {
         let _ = std::fs::create_dir_all(dir);

@@ -57,9 +57,24 @@ impl Landing {
     }
 }
 
+/// How long the hit test may delay a click: past it, the landing is unknown (a busy app must
+/// not hold the input back).
+const PROBE_BUDGET: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Asks the toolkit what is at `point` (screen pixels, where the click goes), drilling down
 /// from the element's window. `corrected`: the point was moved off the toolkit's own geometry.
 pub(crate) async fn probe(
+    ctx: &Ctx<'_>,
+    el: &Element<'_>,
+    point: (i32, i32),
+    corrected: bool,
+) -> Landing {
+    tokio::time::timeout(PROBE_BUDGET, probe_within(ctx, el, point, corrected))
+        .await
+        .unwrap_or(Landing::Unknown)
+}
+
+async fn probe_within(
     ctx: &Ctx<'_>,
     el: &Element<'_>,
     point: (i32, i32),
