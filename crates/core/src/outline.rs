@@ -280,7 +280,9 @@ fn composite_cell_name(state: &State, i: usize) -> Option<String> {
     let mut names: Vec<&str> = Vec::new();
     for &p in &parts {
         let n = &state.snapshot.nodes[p];
-        if n.role != Role::Cell || !n.children.is_empty() || n.value.text().is_some() {
+        // A part that toggles keeps its own line (a check box cell); every GTK 3 cell presses.
+        let toggles = n.caps.contains(Capability::Toggle);
+        if n.role != Role::Cell || !n.children.is_empty() || n.value.text().is_some() || toggles {
             return None;
         }
         if let Some(name) = n.name.text() {

@@ -51,6 +51,8 @@ pub(crate) const BUS_SOCKET: &str = "session-bus";
 pub(crate) const RUNTIME_DIR: &str = "runtime";
 /// Subdirectory of the state dir that is the apps' `TMPDIR`.
 pub(crate) const APP_TMP_DIR: &str = "tmp";
+/// The longest socket an app makes in its `TMPDIR` (Chromium's singleton socket).
+pub(crate) const APP_TMP_SOCKET_SUFFIX: &str = "/.org.chromium.Chromium.XXXXXX/SingletonSocket";
 
 /// Process roles recorded in the manifest.
 pub mod roles {

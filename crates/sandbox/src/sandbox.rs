@@ -18,7 +18,8 @@ use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
 use crate::{dbus, procfs, roles, x11, SandboxConfig, SandboxError};
 use crate::{
-    APP_TMP_DIR, BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR, STATE_DIR_PREFIX,
+    APP_TMP_DIR, APP_TMP_SOCKET_SUFFIX, BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR,
+    STATE_DIR_PREFIX,
 };
 
 /// Display numbers tried after `display_min`.
@@ -237,16 +238,15 @@ impl Sandbox {
                 }
             })
             .collect();
-        // Apps' temporary files (LibreOffice's lu*.tmp and OSL pipes, Chromium's singleton
-        // directory, left behind when an app is stopped) stay in the sandbox.
+        // Apps' temporary files (LibreOffice's lu*.tmp, Chromium's singleton directory, left
+        // behind when an app is stopped) stay in the sandbox, unless the sockets apps make
+        // there (Chromium's TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket) would be
+        // too long a path.
         let mut env = self.env.clone();
-        env.push((
-            "TMPDIR".into(),
-            self.state_dir
-                .join(APP_TMP_DIR)
-                .to_string_lossy()
-                .into_owned(),
-        ));
+        let tmp = self.state_dir.join(APP_TMP_DIR);
+        if tmp.as_os_str().len() + APP_TMP_SOCKET_SUFFIX.len() <= MAX_SOCKET_PATH {
+            env.push(("TMPDIR".into(), tmp.to_string_lossy().into_owned()));
+        }
         let pid = self.spawn_component(
             roles::APP,
             &path,
@@ -342,10 +342,9 @@ impl Sandbox {
             ("XDG_STATE_HOME", home.join(".local/state")),
         ];
         make_private_dir(&home)?;
-        // Emptied at each start: a kept sandbox's apps left their files in it.
-        let tmp = dir.join(APP_TMP_DIR);
-        let _ = std::fs::remove_dir_all(&tmp);
-        make_private_dir(&tmp)?;
+        // Never emptied here: a state dir the caller named may hold what they keep.
+        std::fs::create_dir_all(dir.join(APP_TMP_DIR))
+            .map_err(|e| SandboxError::io(format!("creating {}", dir.display()), e))?;
         for (_, d) in &xdg {
             std::fs::create_dir_all(d)
                 .map_err(|e| SandboxError::io(format!("creating {}", d.display()), e))?;

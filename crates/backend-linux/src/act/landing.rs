@@ -8,8 +8,11 @@
 //!   coordinates). Not where a frame or popover correction moved the point: the test would
 //!   only repeat the geometry that was corrected;
 //!   A point another element's box also holds is left to the reactions: toolkits hit-test their
-//!   widget tree, not what is drawn over it;
-//! - the focus moved to the element or into it during the step.
+//!   widget tree, not what is drawn over it (the state has leaf boxes in visual looks only; in
+//!   other looks `recheck` finds the reacting element that holds the point, after the click);
+//! - the focus moved to the element or into it during the step, while its window was already
+//!   active and the element did not have the focus before (activation restores a window's
+//!   focus by itself).
 //!
 //! Without either, only reactions in the element's [`Scope`] count: its own events and its
 //! descendants', a selection change of an ancestor (a row selected in its list), a new window
@@ -106,6 +109,10 @@ async fn probe_within(
             break;
         }
     }
+    // The window itself: nothing to drill into that could say more.
+    if top == el.index {
+        return Landing::Unknown;
+    }
     // GTK 4 reports a popover where its parent widget is: its hit test agrees with that
     // geometry, not with where the popover is drawn.
     if nodes[top].role == uidriver_core::Role::Menu && ctx.toolkit() == Toolkit::Gtk4 {
@@ -147,25 +154,39 @@ async fn probe_within(
 /// After the click: when the reactions came only from other elements, and one of them has the
 /// click point in its box, the click went to that one, whatever the hit test said (an overlay
 /// the toolkit's hit test does not see, a popover whose box the state did not read).
-pub(crate) async fn recheck(ctx: &Ctx<'_>, landing: &mut Landing, w: &Watch<'_>, scope: &Scope) {
+/// The element's ancestors, and anything whose box holds the element's whole box (the window,
+/// whose title changed), hold the point too without having taken the click.
+pub(crate) async fn recheck(
+    ctx: &Ctx<'_>,
+    el: &Element<'_>,
+    landing: &mut Landing,
+    w: &Watch<'_>,
+    scope: &Scope,
+) {
     let Landing::On((x, y)) = *landing else {
         return;
     };
     if w.reacted_in(scope) {
         return;
     }
+    let Some((ex, ey, ew, eh)) = boxed(ctx, &el.obj).await else {
+        return;
+    };
     let mut asked = HashSet::new();
     for ev in w.seen.iter().filter(|e| *e.sender == *scope.bus) {
-        if !asked.insert(ev.path.clone()) || asked.len() > 3 {
+        if scope.ancestors.contains(&*ev.path) || !asked.insert(ev.path.clone()) || asked.len() > 3
+        {
             continue;
         }
         let o = Obj::new(&*ev.sender, &*ev.path);
-        let Ok((bx, by, bw, bh)) =
-            component::extents(&ctx.caller, &o, component::COORD_SCREEN).await
-        else {
+        let Some((bx, by, bw, bh)) = boxed(ctx, &o).await else {
             continue;
         };
-        if bw > 0 && bh > 0 && (bx..bx + bw).contains(&x) && (by..by + bh).contains(&y) {
+        let holds = |px: i32, py: i32| (bx..=bx + bw).contains(&px) && (by..=by + bh).contains(&py);
+        if holds(ex, ey) && holds(ex + ew, ey + eh) {
+            continue;
+        }
+        if holds(x, y) {
             let handle = o.to_string();
             let nodes = &ctx.state.snapshot.nodes;
             *landing = Landing::Elsewhere(match nodes.iter().position(|n| n.handle == handle) {
@@ -175,6 +196,14 @@ pub(crate) async fn recheck(ctx: &Ctx<'_>, landing: &mut Landing, w: &Watch<'_>,
             return;
         }
     }
+}
+
+/// An object's box as the toolkit reports it (GTK 4: window-relative), when it has one.
+async fn boxed(ctx: &Ctx<'_>, o: &Obj) -> Option<(i32, i32, i32, i32)> {
+    component::extents(&ctx.caller, o, component::COORD_SCREEN)
+        .await
+        .ok()
+        .filter(|(_, _, w, h)| *w > 0 && *h > 0)
 }
 
 fn describe(state: &State, i: usize) -> String {
@@ -213,6 +242,9 @@ pub(crate) struct Scope {
     pub(crate) bus: String,
     pub(crate) own: HashSet<String>,
     pub(crate) ancestors: HashSet<String>,
+    /// A selectable element shows its own selection (`selected` flips): its list's selection
+    /// changing without that is another element selected.
+    pub(crate) selectable: bool,
 }
 
 impl Scope {
@@ -220,7 +252,9 @@ impl Scope {
     pub(crate) fn holds(&self, ev: &Event) -> bool {
         *ev.sender == *self.bus
             && (self.own.contains(&*ev.path)
-                || (&*ev.member == "SelectionChanged" && self.ancestors.contains(&*ev.path)))
+                || (!self.selectable
+                    && &*ev.member == "SelectionChanged"
+                    && self.ancestors.contains(&*ev.path)))
     }
 
     /// Whether `o` is the element or inside it.
@@ -249,10 +283,13 @@ impl Scope {
             .into_iter()
             .filter_map(path_of)
             .collect();
+        let n = &state.snapshot.nodes[index];
         Scope {
             bus: obj.bus.clone(),
             own,
             ancestors,
+            selectable: n.has_state(uidriver_core::StateFlag::Selectable)
+                || n.has_state(uidriver_core::StateFlag::Selected),
         }
     }
 }
@@ -262,7 +299,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::Instant;
-    use uidriver_core::{Bounds, Node, Role, Snapshot};
+    use uidriver_core::{Bounds, Node, Role, Snapshot, StateFlag, StateSet};
 
     /// window › [list › [row › [cell "Otto"]], popover › [check "Dark Theme"]]: the popover's
     /// check box is drawn over the cell.
@@ -327,6 +364,14 @@ mod tests {
         assert!(!row.holds(&other_app));
         assert!(row.contains(&Obj::new(":1.5", "/o/3")));
         assert!(!row.contains(&Obj::new(":1.5", "/o/0")));
+        // A selectable row shows its own selection: the list's changing without it is another
+        // row selected.
+        let mut s = state();
+        s.snapshot.nodes[2].states =
+            uidriver_core::Evidence::Known(StateSet::default().with(StateFlag::Selectable));
+        let row = Scope::at(&s, 2, &Obj::new(":1.5", "/o/2"));
+        assert!(!row.holds(&event("/o/1", "SelectionChanged")));
+        assert!(row.holds(&event("/o/2", "StateChanged")));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::verify::{self, SETTLE};
 use super::{needs_foreground, refuse, Ctx, Element, RefAim};
 use crate::atspi::Obj;
 use crate::x11::input;
+use crate::x11::window::Activation;
 use deliver::{events_only, failed, record, screen_point, watch_app};
 
 /// How long `hover` lets hover effects (tooltips: GTK waits 500 ms) appear.
@@ -114,16 +115,23 @@ pub(crate) async fn click_element(
         }
     };
     let mut w = ctx.watch(&el.obj.bus).await;
-    match deliver::deliver(ctx, Aim::Element(el, Vec::new()), send.clone()).await {
-        Ok(sent) => record(r, &send, &sent),
+    let activated = match deliver::deliver(ctx, Aim::Element(el, Vec::new()), send.clone()).await {
+        Ok(sent) => {
+            record(r, &send, &sent);
+            matches!(sent.activation, Some(Activation::Activated(_)))
+        }
         Err(e) => return failed(r, e),
-    }
+    };
     if let Some(why) = why {
         let d = r.delivery.detail.take().unwrap_or_default();
         r.delivery.detail = Some(format!("{d} ({why})"));
     }
     let scope = Scope::of(ctx.state, el);
-    let how = Reached::Click(landing, &scope);
+    let how = Reached::Click {
+        landing,
+        scope: &scope,
+        focus_counts: !activated && !before.states.has(crate::atspi::state::FOCUSED),
+    };
     super::press::observe_effect(ctx, r, el, &before, &mut w, how).await;
 }
 

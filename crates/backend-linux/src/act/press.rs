@@ -182,7 +182,7 @@ async fn press_live(
 /// xfce4-terminal's "Save Contents…") runs the dialog's loop inside it: the app answers no
 /// accessibility call until the dialog closes, and a key pressed meanwhile freezes it for
 /// good. A click opens the dialog as a person's would. Under headless the action is the only
-/// way; its report then says the app stopped answering.
+/// way: an item named with an ellipsis is refused then (`opens_a_dialog_inside_action`).
 fn runs_dialogs_inside_action(ctx: &Ctx<'_>, el: &Element<'_>, l: &Live) -> bool {
     ctx.toolkit() == crate::roots::Toolkit::Gtk3
         && !ctx.headless
@@ -226,7 +226,13 @@ async fn do_named_action<'c>(
 /// (`landing.rs`).
 pub(crate) enum Reached<'s> {
     Action,
-    Click(Landing, &'s Scope),
+    /// `focus_counts`: a focus move into the element is evidence (it did not have the focus,
+    /// and its window needed no activation, which restores a focus by itself).
+    Click {
+        landing: Landing,
+        scope: &'s Scope,
+        focus_counts: bool,
+    },
 }
 
 impl Reached<'_> {
@@ -234,9 +240,15 @@ impl Reached<'_> {
     fn evidence(&self, w: &Watch<'_>) -> bool {
         match self {
             Reached::Action => w.reacted(),
-            Reached::Click(landing, scope) => {
+            Reached::Click {
+                landing,
+                scope,
+                focus_counts,
+            } => {
                 w.reacted_in(scope)
-                    || (w.reacted() && (matches!(landing, Landing::On(_)) || w.focused_in(scope)))
+                    || (w.reacted()
+                        && (matches!(landing, Landing::On(_))
+                            || (*focus_counts && w.focused_in(scope))))
             }
         }
     }
@@ -285,8 +297,8 @@ pub(crate) async fn observe_effect(
     } else {
         w.quiet(QUIET * 3).await;
     }
-    if let Reached::Click(landing, scope) = &mut how {
-        super::landing::recheck(ctx, landing, w, scope).await;
+    if let Reached::Click { landing, scope, .. } = &mut how {
+        super::landing::recheck(ctx, el, landing, w, scope).await;
     }
     r.verification.method = VerificationMethod::State;
     match seen {
@@ -339,6 +351,10 @@ pub(crate) async fn observe_effect(
 
 /// Whether the root's window closed silently; a dialog's is given one more settle to close.
 async fn root_closed(ctx: &Ctx<'_>) -> bool {
+    // A window hidden before the step (minimized) was not closed by it.
+    if ctx.target.info.hidden {
+        return false;
+    }
     let end = Instant::now() + SETTLE;
     loop {
         if super::root_window_closed(ctx).await {
@@ -355,14 +371,21 @@ async fn root_closed(ctx: &Ctx<'_>) -> bool {
 /// The app's reaction in words; for a click, whether it is the element's, and if not, why it
 /// proves nothing.
 fn reaction_detail(ctx: &Ctx<'_>, el: &Element<'_>, w: &Watch<'_>, how: &Reached<'_>) -> String {
-    let Reached::Click(landing, scope) = how else {
+    let Reached::Click {
+        landing,
+        scope,
+        focus_counts,
+    } = how
+    else {
         return w.describe(ctx.state);
     };
     let events = w.describe_first(ctx.state, Some(scope));
     if how.evidence(w) {
         let landed = match landing.note(el) {
             Some(n) if matches!(landing, Landing::On(_)) => Some(n),
-            _ if w.focused_in(scope) => Some(format!("the focus moved to {}", el.r)),
+            _ if *focus_counts && w.focused_in(scope) => {
+                Some(format!("the focus moved to {}", el.r))
+            }
             _ => None,
         };
         return match landed {
