@@ -53,6 +53,30 @@ thread_local! {
     static DRIVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// `$TMPDIR/uidriver-fuzz-PID`: the socket directory of the harness in process PID.
+const HARNESS_DIR: &str = "uidriver-fuzz-";
+
+/// Removes the socket directories earlier harnesses left (a static is never dropped, so each
+/// test process left one): those whose process is gone.
+fn sweep_dead_harness_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(HARNESS_DIR))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 fn harness() -> &'static Harness {
     static H: OnceLock<Harness> = OnceLock::new();
     H.get_or_init(|| {
@@ -67,8 +91,9 @@ fn harness() -> &'static Harness {
             .enable_all()
             .build()
             .unwrap_or_else(|e| panic!("a runtime for the fuzz daemon: {e}"));
+        sweep_dead_harness_dirs();
         let path = std::env::temp_dir()
-            .join(format!("uidriver-fuzz-{}", std::process::id()))
+            .join(format!("{HARNESS_DIR}{}", std::process::id()))
             .join("daemon.sock");
         Harness {
             rt,
