@@ -447,7 +447,7 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
         };
         let node = &state.snapshot.nodes[i];
         let indent = "  ".repeat(depth);
-        if let Some(name) = composite_cell_name(state, i).filter(|_| whole(i)) {
+        if let Some(name) = composite_cell_name(state, i).filter(|_| !forced.contains(&i)) {
             let mut named = node.clone();
             named.name = crate::Evidence::Known(name);
             let _ = writeln!(out.text, "{indent}{} {}", state.ref_of(i), describe(&named));

@@ -82,6 +82,18 @@ async fn keyboard_flow(svc: &Service, state: &str, entry: &str, i: usize) -> (f6
     (took, outcome, next)
 }
 
+/// One `act_ui` call of one step on `state`: its time and its answer.
+async fn one_step(svc: &Service, state: &str, step: Value) -> (f64, Value) {
+    let t = Instant::now();
+    let r = call(
+        svc,
+        "act_ui",
+        json!({ "stateId": state, "actions": [step] }),
+    )
+    .await;
+    (ms(t), r)
+}
+
 fn after_ms(step: &Value) -> Option<f64> {
     let d = step["verification"]["detail"].as_str()?;
     let i = d.rfind("(after ")?;
@@ -120,7 +132,12 @@ fn main() {
         let observe = |root: String| {
             let svc = &svc;
             async move {
-                call(svc, "observe_ui", json!({ "root": root, "mode": "semantic" })).await
+                call(
+                    svc,
+                    "observe_ui",
+                    json!({ "root": root, "mode": "semantic" }),
+                )
+                .await
             }
         };
         let s0 = observe(root.clone()).await;
@@ -143,14 +160,17 @@ fn main() {
             .find(|m| !m["states"].to_string().contains("disabled"))
             .expect("an enabled check box");
         let check = check["ref"].as_str().expect("ref").to_string();
-        let entry = search(state.clone(), json!({ "role": "text", "capability": "set-text" }))
-            .await
-            .into_iter()
-            .find(|m| {
-                let s = m["states"].to_string();
-                !s.contains("disabled") && !s.contains("multi-line")
-            })
-            .expect("an entry");
+        let entry = search(
+            state.clone(),
+            json!({ "role": "text", "capability": "set-text" }),
+        )
+        .await
+        .into_iter()
+        .find(|m| {
+            let s = m["states"].to_string();
+            !s.contains("disabled") && !s.contains("multi-line")
+        })
+        .expect("an entry");
         let entry = entry["ref"].as_str().expect("ref").to_string();
 
         let mut press = (Vec::new(), Vec::new(), Vec::new());
@@ -159,14 +179,8 @@ fn main() {
         let mut clicks = (Vec::new(), Vec::new());
         let mut outcomes = Vec::new();
         for i in 0..runs + 2 {
-            let t = Instant::now();
-            let r = call(
-                &svc,
-                "act_ui",
-                json!({ "stateId": state, "actions": [{ "action": "press", "ref": check }] }),
-            )
-            .await;
-            let rt_ms = ms(t);
+            let (rt_ms, r) =
+                one_step(&svc, &state, json!({ "action": "press", "ref": check })).await;
             outcomes.push(r["outcome"].as_str().unwrap_or("?").to_string());
             state = r["stateId"].as_str().expect("successor").to_string();
             if i >= 2 {
@@ -174,16 +188,14 @@ fn main() {
                 if let Some(a) = after_ms(&r["steps"][0]) {
                     press.1.push(a);
                 }
-                press.2.push(r["successor"]["timings"]["totalMs"].as_f64().unwrap_or(f64::NAN));
+                press.2.push(
+                    r["successor"]["timings"]["totalMs"]
+                        .as_f64()
+                        .unwrap_or(f64::NAN),
+                );
             }
-            let t = Instant::now();
-            let r = call(
-                &svc,
-                "act_ui",
-                json!({ "stateId": state, "actions": [{ "action": "setText", "ref": entry, "text": format!("run {i}") }] }),
-            )
-            .await;
-            let rt_ms = ms(t);
+            let step = json!({ "action": "setText", "ref": entry, "text": format!("run {i}") });
+            let (rt_ms, r) = one_step(&svc, &state, step).await;
             state = r["stateId"].as_str().expect("successor").to_string();
             if i >= 2 {
                 set_text.0.push(rt_ms);
@@ -201,18 +213,14 @@ fn main() {
         // Clicks last: the pointer left over the check box shows its tooltip, whose events
         // would slow the keyboard flows after it.
         for i in 0..runs + 2 {
-            let t = Instant::now();
-            let r = call(
-                &svc,
-                "act_ui",
-                json!({ "stateId": state, "actions": [{ "action": "click", "ref": check }] }),
-            )
-            .await;
-            let rt_ms = ms(t);
+            let (rt_ms, r) =
+                one_step(&svc, &state, json!({ "action": "click", "ref": check })).await;
             state = r["stateId"].as_str().expect("successor").to_string();
             if i >= 2 {
                 clicks.0.push(rt_ms);
-                clicks.1.push(r["outcome"].as_str().unwrap_or("?").to_string());
+                clicks
+                    .1
+                    .push(r["outcome"].as_str().unwrap_or("?").to_string());
             }
         }
         let mut looks = Vec::new();

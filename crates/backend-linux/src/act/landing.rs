@@ -23,7 +23,7 @@ use std::collections::HashSet;
 
 use uidriver_core::State;
 
-use super::verify::Watch;
+use super::verify::{element_words, index_of, Watch};
 use super::{Ctx, Element};
 use crate::atspi::events::Event;
 use crate::atspi::{component, Obj};
@@ -139,13 +139,12 @@ async fn probe_within(
     if at == window {
         return Landing::Unknown;
     }
-    let handle = at.to_string();
-    match nodes.iter().position(|n| n.handle == handle) {
+    match index_of(ctx.state, &at) {
         // GTK 4 answers the deepest element at once (a button's label).
         Some(i) if is_ancestor(ctx.state, el.index, i) => Landing::On((x, y)),
         // The drill stopped above the element: the toolkit does not look deeper there.
         Some(i) if is_ancestor(ctx.state, i, el.index) => Landing::Unknown,
-        Some(i) => Landing::Elsewhere(describe(ctx.state, i)),
+        Some(i) => Landing::Elsewhere(element_words(ctx.state, i)),
         // Perhaps inside the element, in a part the state did not read.
         None => Landing::Unknown,
     }
@@ -187,10 +186,8 @@ pub(crate) async fn recheck(
             continue;
         }
         if holds(x, y) {
-            let handle = o.to_string();
-            let nodes = &ctx.state.snapshot.nodes;
-            *landing = Landing::Elsewhere(match nodes.iter().position(|n| n.handle == handle) {
-                Some(i) => describe(ctx.state, i),
+            *landing = Landing::Elsewhere(match index_of(ctx.state, &o) {
+                Some(i) => element_words(ctx.state, i),
                 None => "an element the state does not show".into(),
             });
             return;
@@ -204,15 +201,6 @@ async fn boxed(ctx: &Ctx<'_>, o: &Obj) -> Option<(i32, i32, i32, i32)> {
         .await
         .ok()
         .filter(|(_, _, w, h)| *w > 0 && *h > 0)
-}
-
-fn describe(state: &State, i: usize) -> String {
-    let n = &state.snapshot.nodes[i];
-    let mut d = format!("{} {}", state.ref_of(i), n.role);
-    if let Some(name) = n.name.text() {
-        d.push_str(&format!(" {}", uidriver_core::outline::quote(name, 40)));
-    }
-    d
 }
 
 /// Whether an element of the state that is neither `index`'s ancestor nor inside it has the

@@ -115,12 +115,7 @@ pub(crate) fn name_of(ctx: &Ctx<'_>, o: &Obj, el: Option<&Element<'_>>) -> Strin
     if let Some(el) = el.filter(|el| el.obj == *o) {
         return el.r.to_string();
     }
-    let handle = o.to_string();
-    ctx.state
-        .snapshot
-        .nodes
-        .iter()
-        .position(|n| n.handle == handle)
+    super::verify::index_of(ctx.state, o)
         .map(|i| ctx.state.ref_of(i).to_string())
         .unwrap_or_else(|| "the focused element".into())
 }

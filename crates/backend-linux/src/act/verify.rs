@@ -75,6 +75,22 @@ pub(crate) fn millis(d: Duration) -> String {
     }
 }
 
+/// The index of a live object in a state, when the state has it.
+pub(crate) fn index_of(state: &State, o: &Obj) -> Option<usize> {
+    let handle = o.to_string();
+    state.snapshot.nodes.iter().position(|n| n.handle == handle)
+}
+
+/// An element of a state in a verification detail: `@e14 button "Save"`.
+pub(crate) fn element_words(state: &State, i: usize) -> String {
+    let n = &state.snapshot.nodes[i];
+    let mut d = format!("{} {}", state.ref_of(i), n.role);
+    if let Some(name) = n.name.text() {
+        d.push_str(&format!(" {}", uidriver_core::outline::quote(name, 40)));
+    }
+    d
+}
+
 /// A live reading of one element.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Reading {
@@ -377,13 +393,8 @@ impl<'a> Watch<'a> {
                 _ if ev.detail.is_empty() => ev.member.to_string(),
                 _ => format!("{} ({})", ev.member, ev.detail),
             };
-            let handle = format!("{}:{}", ev.sender, ev.path);
-            if let Some(i) = state.snapshot.nodes.iter().position(|n| n.handle == handle) {
-                let n = &state.snapshot.nodes[i];
-                s.push_str(&format!(" on {} {}", state.ref_of(i), n.role));
-                if let Some(name) = n.name.text() {
-                    s.push_str(&format!(" {}", uidriver_core::outline::quote(name, 40)));
-                }
+            if let Some(i) = index_of(state, &Obj::new(&*ev.sender, &*ev.path)) {
+                s.push_str(&format!(" on {}", element_words(state, i)));
             }
             parts.push(s);
         }
