@@ -21,6 +21,7 @@ import sys
 
 from sdk_checks import Checks, Results, cli
 
+import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -104,8 +105,13 @@ async def main(exe):
     # evaluate_browser is off unless the daemon allows it (the CLI calls below start it).
     os.environ["UIDRIVER_ALLOW_EVALUATE"] = "1"
     params = StdioServerParameters(command=exe, args=["mcp"], env=dict(os.environ))
+    # The files the tools name (the page, the PDF, the state file) lie under these roots.
+    async def roots(context):
+        dirs = [os.path.dirname(PAGE), tempfile.gettempdir()]
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{d}") for d in dirs])
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, list_roots_callback=roots) as session:
             init = await asyncio.wait_for(session.initialize(), 30)
             check(init.server_info.name == "uidriver", f"server name {init.server_info.name!r}")
             check(init.capabilities.tools is not None, "tools capability advertised")

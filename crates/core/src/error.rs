@@ -162,9 +162,9 @@ impl ErrorCode {
             ),
             ErrorCode::PolicyDenied => (
                 "policy_denied",
-                "A policy forbids this: a rule of a --policy file (the message names the rule and the file) or the daemon's evaluate switch. A denied call sends nothing; a result showing a denied app or origin (a page that navigated there) is withheld, its delivery says what ran.",
+                "A policy forbids this: a rule of a --policy file (the message names the rule and the file), the daemon's evaluate switch, or the file roots (a path or file:// URL outside the MCP client's roots, else the working directory; the message names the path and where the roots came from). A denied call sends nothing; a result showing a denied app or origin, or a local file outside the roots (a page that navigated there), is withheld, its delivery says what ran.",
                 "Do not retry unchanged or work around it.",
-                "Use an allowed tool or target, or ask the user to change the policy (`uidriver policy check FILE` shows what it allows; evaluate_browser also needs --allow-evaluate).",
+                "Use an allowed tool, target or file, or ask the user to change the policy (`uidriver policy check FILE` shows what it allows; evaluate_browser also needs --allow-evaluate; files outside the roots need --allow-unrestricted-file-access or `[files] unrestricted = true`).",
             ),
             ErrorCode::BackendUnavailable => (
                 "backend_unavailable",

@@ -1,5 +1,5 @@
-//! What a caller gives a call besides its arguments: somewhere to send progress, and a way to
-//! cancel it. Transports build a [`CallContext`] (MCP from the request's `progressToken` and
+//! What a caller gives a call besides its arguments: somewhere to send progress, a way to
+//! cancel it, and the roots its files must lie under (`files.rs`). Transports build a [`CallContext`] (MCP from the request's `progressToken` and
 //! its cancellation, the daemon from its protocol's `progress` flag and `cancel` op); tools
 //! only name what they are doing ([`doing`]) and the act runs its batch under the
 //! cancellation ([`cancellation`]).
@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use uidriver_core::{Error, ErrorCode};
 
+use crate::files::FileAccess;
 use crate::result::ToolResult;
 use crate::tools::TOOLS;
 
@@ -43,6 +44,8 @@ pub struct CallContext {
     cancel: CancellationToken,
     /// What the call is doing now (set by the tool through [`doing`]).
     doing: Arc<Mutex<String>>,
+    /// Where the files the call names may be (`files.rs`); `None`: the service's default.
+    files: Option<FileAccess>,
 }
 
 impl CallContext {
@@ -58,6 +61,17 @@ impl CallContext {
     pub fn with_progress(mut self, sink: ProgressSink) -> Self {
         self.progress = Some(sink);
         self
+    }
+
+    /// Confines the files the call names to `access` (the caller's roots).
+    pub fn with_files(mut self, access: FileAccess) -> Self {
+        self.files = Some(access);
+        self
+    }
+
+    /// The caller's file roots, when it gave them.
+    pub fn files(&self) -> Option<&FileAccess> {
+        self.files.as_ref()
     }
 
     /// Cancels the call (it stops at its next safe point).
@@ -148,6 +162,11 @@ tokio::task_local! {
 /// progress report carries it. A no-op outside a call.
 pub(crate) fn doing(what: impl Into<String>) {
     let _ = CALL.try_with(|c| c.set_doing(what.into()));
+}
+
+/// The file roots the running call's caller gave, if any.
+pub(crate) fn file_access() -> Option<FileAccess> {
+    CALL.try_with(|c| c.files.clone()).ok().flatten()
 }
 
 /// The running call's cancellation (a token nobody cancels outside a call).

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use uidriver_core::{Delivery, Error, RootInfo, RootRef, StateId};
 
+use crate::files::{self, FileAccess};
 use crate::{secrets, Policy, Service, ToolResult};
 
 /// The policies in force for one call.
@@ -44,6 +45,11 @@ impl Policies {
 
     fn each(&self, f: impl Fn(&Policy) -> Result<(), Error>) -> Result<(), Error> {
         self.0.iter().try_for_each(|p| f(p))
+    }
+
+    /// Whether a file (resolved) lies under every policy's `[files] roots` that names some.
+    pub(crate) fn check_file(&self, field: &str, resolved: &std::path::Path) -> Result<(), Error> {
+        self.each(|p| p.check_file(field, resolved))
     }
 
     /// Whether a root may be reached under every policy.
@@ -122,21 +128,8 @@ impl Policies {
             let state = state.and_then(|s| s.parse::<StateId>().ok());
             if let Some(st) = state.and_then(|id| svc.store.get(id).ok()) {
                 if let Err(e) = self.check_root(&st.root_info) {
-                    let delivery = match tool {
-                        "navigate_browser" => Delivery::Delivered,
-                        "act_ui" => Delivery::Maybe,
-                        _ => Delivery::NotDelivered,
-                    };
-                    let withheld = Error {
-                        message: format!(
-                            "{} now shows something a policy denies: {}; the result is withheld",
-                            st.root,
-                            e.message.trim_end_matches("; nothing was sent")
-                        ),
-                        ..e
-                    }
-                    .delivered(delivery);
-                    *r = ToolResult::error(&withheld);
+                    let what = "something a policy denies";
+                    *r = ToolResult::error(&withheld(st.root, tool, e, what));
                 }
             }
         }
@@ -160,7 +153,9 @@ fn target(svc: &Service, args: &Value) -> Option<RootInfo> {
 
 impl Service {
     /// Runs one tool call under the service's policy and `callers` (the policies the caller
-    /// brought). A denied call answers `policy_denied` naming the rule, and nothing is sent.
+    /// brought), with the caller's file roots (`files.rs`; a call without them gets the
+    /// daemon's working directory). A denied call answers `policy_denied` naming the rule, and
+    /// nothing is sent.
     pub async fn call_as(
         &self,
         callers: &[Arc<Policy>],
@@ -175,21 +170,82 @@ impl Service {
         let mut list: Vec<Arc<Policy>> = self.config.policy.iter().cloned().collect();
         list.extend(callers.iter().cloned());
         let policies = Policies::new(list);
-        if policies.0.is_empty() {
-            return self.call_unchecked(tool, args).await;
-        }
-        let mut r = match policies.before(self, tool, &mut args) {
+        let access = crate::call::file_access().unwrap_or_else(|| self.config.files.clone());
+        let checked = files::check_call(&access, &policies, tool, &mut args)
+            .and_then(|()| policies.before(self, tool, &mut args));
+        let mut r = match checked {
             Err(e) => {
                 tracing::info!(tool, rule = ?e.details, "a policy denied the call");
                 ToolResult::error(&e)
             }
-            Ok(()) => {
-                IN_FORCE
-                    .scope(policies.clone(), self.call_unchecked(tool, args))
+            Ok(()) if policies.0.is_empty() => {
+                FILES
+                    .scope(access.clone(), self.call_unchecked(tool, args))
                     .await
             }
+            Ok(()) => {
+                let work = IN_FORCE.scope(policies.clone(), self.call_unchecked(tool, args));
+                FILES.scope(access.clone(), work).await
+            }
         };
-        policies.after(self, tool, &mut r);
+        withhold_file_pages(self, &access, &policies, tool, &mut r);
+        if !policies.0.is_empty() {
+            policies.after(self, tool, &mut r);
+        }
         r
     }
+}
+
+tokio::task_local! {
+    /// The file roots of the call this task is running (set by [`Service::call_as`]).
+    static FILES: FileAccess;
+}
+
+/// The file roots of the running call (a launch puts its downloads under them).
+pub(crate) fn files_in_force() -> Option<FileAccess> {
+    FILES.try_with(Clone::clone).ok()
+}
+
+/// A result whose state shows a `file:` page outside the caller's roots (a local page that
+/// followed a link out of them) is withheld: what a page shows is a way out of the machine.
+fn withhold_file_pages(
+    svc: &Service,
+    access: &FileAccess,
+    policies: &Policies,
+    tool: &str,
+    r: &mut ToolResult,
+) {
+    if r.is_error {
+        return;
+    }
+    let state = r.structured.get("stateId").and_then(Value::as_str);
+    let Some(st) = state
+        .and_then(|s| s.parse::<StateId>().ok())
+        .and_then(|id| svc.store.get(id).ok())
+    else {
+        return;
+    };
+    let info = &st.root_info;
+    if let Some(e) = files::page_denial(access, policies, info.kind, info.url.as_deref()) {
+        let what = "a local file outside the allowed roots";
+        *r = ToolResult::error(&withheld(st.root, tool, e, what));
+    }
+}
+
+/// The error that stands in for a result whose root now shows `what` (denied by `e`); its
+/// delivery says what the tool had sent.
+fn withheld(root: RootRef, tool: &str, e: Error, what: &str) -> Error {
+    let delivery = match tool {
+        "navigate_browser" => Delivery::Delivered,
+        "act_ui" => Delivery::Maybe,
+        _ => Delivery::NotDelivered,
+    };
+    Error {
+        message: format!(
+            "{root} now shows {what}: {}; the result is withheld",
+            e.message.trim_end_matches("; nothing was sent")
+        ),
+        ..e
+    }
+    .delivered(delivery)
 }

@@ -4,7 +4,7 @@
 //! end of its block to a small JSON file under an exclusive file lock. A crash leaves a gap in
 //! the numbering, never a reuse; two daemons sharing one file get disjoint blocks.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
@@ -66,9 +66,9 @@ impl IdFile {
         let path = self.path.clone()?;
         let res = (|| -> std::io::Result<Counters> {
             if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir)?;
+                crate::private::dir(dir)?;
             }
-            let mut file: File = OpenOptions::new()
+            let mut file: File = crate::private::file_options()
                 .read(true)
                 .write(true)
                 .create(true)
@@ -119,6 +119,7 @@ pub fn default_path() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn restarts_never_reuse_numbers() {

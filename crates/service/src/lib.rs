@@ -12,15 +12,18 @@
 //! - `policy`: [`Policy`], a user's policy file parsed, validated and matched (pure).
 //! - `origin`: web origins of page URLs and the origin patterns of `[browser]` rules.
 //! - `enforce`: where calls and results are checked against the policies in force.
+//! - `files`: the roots the files and `file:` URLs a call names must lie under.
 //! - `schema`: compact JSON Schemas of tool arguments and results, generated from their types.
 //! - `result`: [`ToolResult`], the one value every transport carries.
 //! - `ids_file`: id counters persisted across daemon restarts.
+//! - `private`: owner-only files and directories for what the user saw and typed.
 //! - `fuzzing`: the byte-level entry of the `tool_args` fuzz target (hidden; see `docs/FUZZING.md`).
 #![warn(missing_docs)]
 
 mod args;
 mod call;
 mod enforce;
+mod files;
 mod forest;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -29,6 +32,7 @@ mod look;
 mod origin;
 mod pixels;
 mod policy;
+pub mod private;
 mod render;
 mod result;
 mod schema;
@@ -45,6 +49,7 @@ use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, S
 
 pub use args::decode;
 pub use call::{CallContext, Progress, ProgressSink, PERIOD as PROGRESS_PERIOD};
+pub use files::{file_url_path, resolve as resolve_path, FileAccess};
 pub use ids_file::default_path as default_id_file;
 pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
@@ -71,6 +76,9 @@ pub struct ServiceConfig {
     /// The policy every call is checked against (`uidriver daemon --policy`); callers may
     /// bring their own on top ([`Service::call_as`]).
     pub policy: Option<Arc<Policy>>,
+    /// The file roots of a call whose caller gives none (`files.rs`): by default this
+    /// process's working directory.
+    pub files: FileAccess,
 }
 
 impl Default for ServiceConfig {
@@ -84,7 +92,16 @@ impl Default for ServiceConfig {
             image_max: (1366, 768),
             outline_lines: 150,
             policy: None,
+            files: FileAccess::working_dir("the uidriver daemon"),
         }
+    }
+}
+
+impl ServiceConfig {
+    /// The same settings with `files` as the roots of calls that bring none.
+    pub fn with_files(mut self, files: FileAccess) -> Self {
+        self.files = files;
+        self
     }
 }
 

@@ -24,6 +24,9 @@
 //! env = ["API_TOKEN"]   # the value of $API_TOKEN where the policy is loaded
 //! [trace]
 //! record = false     # `uidriver mcp` under this policy records no trace of its sessions
+//! [files]
+//! roots = ["/home/me/work"]   # files an agent names must lie here (default: the working directory)
+//! unrestricted = false        # true: any file (as --allow-unrestricted-file-access); not with roots
 //! ```
 
 use std::fmt::Write as _;
@@ -62,6 +65,19 @@ struct Rules {
     secrets: Secrets,
     #[serde(default)]
     trace: Trace,
+    #[serde(default)]
+    files: Files,
+}
+
+/// `[files]`: where the files an agent names may be (`files.rs`): `roots` confine them (and
+/// narrow any caller's roots), `unrestricted` lifts the default confinement.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Files {
+    #[serde(default)]
+    roots: Option<Vec<String>>,
+    #[serde(default)]
+    unrestricted: Option<bool>,
 }
 
 /// `[trace]`: whether MCP sessions under this policy are recorded (`transports/src/trace/`).
@@ -322,6 +338,35 @@ impl Policy {
         self.rules.trace.record != Some(false)
     }
 
+    /// `[files] roots`, when the policy names them: every file a call names must lie under
+    /// one of them.
+    pub fn file_roots(&self) -> Option<&[String]> {
+        self.rules.files.roots.as_deref()
+    }
+
+    /// Whether the policy lifts the default file confinement (`[files] unrestricted = true`).
+    pub fn files_unrestricted(&self) -> bool {
+        self.rules.files.unrestricted == Some(true)
+    }
+
+    /// Whether a file (resolved, see `files::resolve`) may be named under this policy's
+    /// `[files] roots`; `field` is where the call named it.
+    pub fn check_file(&self, field: &str, resolved: &Path) -> Result<(), Error> {
+        let Some(roots) = self.file_roots() else {
+            return Ok(());
+        };
+        let inside = roots
+            .iter()
+            .any(|r| resolved.starts_with(crate::files::resolve(Path::new(r))));
+        if inside {
+            return Ok(());
+        }
+        Err(self.deny(format!(
+            "[files] roots has no root holding {field} {}",
+            uidriver_core::outline::quote(&resolved.display().to_string(), 200)
+        )))
+    }
+
     /// The secret values no result may show.
     pub fn secrets(&self) -> &[String] {
         &self.secrets
@@ -377,6 +422,12 @@ impl Policy {
             "not recorded"
         };
         let _ = writeln!(s, "MCP session traces: {trace}");
+        let files = match (&r.files.roots, self.files_unrestricted()) {
+            (Some(roots), _) => format!("only under {}", roots.join(", ")),
+            (None, true) => "any file this user can reach".into(),
+            (None, false) => "under the MCP client's roots, else the working directory".into(),
+        };
+        let _ = writeln!(s, "files an agent names: {files}");
         for w in self.warnings() {
             let _ = writeln!(s, "warning: {w}");
         }
@@ -491,6 +542,14 @@ fn validate(r: &Rules) -> Result<(), String> {
     for name in &r.secrets.env {
         if name.is_empty() || name.contains('=') {
             return Err(format!("[secrets] env: {name:?} is not a variable name"));
+        }
+    }
+    if let Some(roots) = &r.files.roots {
+        if r.files.unrestricted == Some(true) {
+            return Err("[files]: unrestricted = true and roots contradict each other".into());
+        }
+        if let Some(bad) = roots.iter().find(|p| !Path::new(p).is_absolute()) {
+            return Err(format!("[files] roots: {bad:?} is not an absolute path"));
         }
     }
     Ok(())
@@ -684,5 +743,27 @@ mod tests {
         assert!(s.contains("every application, except \"mousepad\""), "{s}");
         assert!(s.contains("warning: desktop_screenshot"), "{s}");
         assert!(!s.contains("warning: desktop_input"), "{s}");
+    }
+
+    #[test]
+    fn file_roots_narrow_and_unrestricted_lifts() {
+        let p = parse("[files]\nroots = [\"/srv/work\"]\n");
+        assert!(p.check_file("path", Path::new("/srv/work/a.pdf")).is_ok());
+        let e = p
+            .check_file("path", Path::new("/srv/other/a.pdf"))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PolicyDenied);
+        assert!(e.message.contains("[files] roots"), "{}", e.message);
+        assert!(p
+            .summary()
+            .contains("files an agent names: only under /srv/work"));
+        let open = parse("[files]\nunrestricted = true\n");
+        assert!(open.files_unrestricted());
+        assert!(open.check_file("path", Path::new("/etc/x")).is_ok());
+        assert!(parse_err("[files]\nroots = [\"work\"]\n").contains("not an absolute path"));
+        assert!(
+            parse_err("[files]\nroots = [\"/a\"]\nunrestricted = true\n").contains("contradict")
+        );
+        assert!(parse_err("[files]\nroot = [\"/a\"]\n").contains("root"));
     }
 }

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use uidriver_core::testing::MemoryBackend;
 use uidriver_core::{Backend, ErrorCode};
-use uidriver_service::{Service, ServiceConfig, ToolResult};
+use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult};
 
 fn service(backend: Arc<MemoryBackend>) -> Service {
     Service::new(
         vec![backend as Arc<dyn Backend>],
         vec![],
-        ServiceConfig::default(),
+        ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
     )
 }
 
@@ -824,7 +824,7 @@ mod errors {
         let svc = Service::new(
             vec![],
             vec![("linux".into(), cause)],
-            ServiceConfig::default(),
+            ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
         );
         let r = call(&svc, "observe_ui", json!({ "app": "mousepad" })).await;
         assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
@@ -1279,6 +1279,7 @@ mod policy {
                 allow_evaluate: true,
                 policy: Some(policy("[browser]\nevaluate = false\n")),
                 ..ServiceConfig::default()
+                    .with_files(FileAccess::unrestricted("a test of other rules"))
             },
         );
         let root = root_of(&svc, "Counter").await;

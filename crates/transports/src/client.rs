@@ -19,7 +19,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixStream;
 use tokio::sync::oneshot;
 use uidriver_core::{Delivery, Error, ErrorCode};
-use uidriver_service::{CallContext, Policy, ProgressSink, ToolResult};
+use uidriver_service::{CallContext, FileAccess, Policy, ProgressSink, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{too_large, MAX_REQUEST_BYTES};
@@ -88,7 +88,7 @@ struct Routes {
 struct Conn {
     write: Arc<tokio::sync::Mutex<OwnedWriteHalf>>,
     routes: Arc<Mutex<Routes>>,
-    /// Whether the daemon on it said it checks the policies calls bring.
+    /// Whether the daemon on it said it checks the policies and file roots calls bring.
     checks_policies: std::sync::atomic::AtomicBool,
 }
 
@@ -227,6 +227,8 @@ pub struct DaemonClient {
     limit: Option<Duration>,
     /// The policy sent with every call (`--policy FILE`); the daemon checks calls against it.
     policy: Option<Arc<Policy>>,
+    /// The file roots sent with a call whose context gives none (`None`: the daemon's).
+    files: Option<FileAccess>,
 }
 
 impl DaemonClient {
@@ -238,7 +240,15 @@ impl DaemonClient {
             next: AtomicU64::new(1),
             limit: None,
             policy: None,
+            files: None,
         }
+    }
+
+    /// Sends `files` as the roots of every call whose context names none: the daemon refuses
+    /// paths and `file:` URLs outside them (`uidriver call` sends its working directory).
+    pub fn with_files(mut self, files: FileAccess) -> Self {
+        self.files = Some(files);
+        self
     }
 
     /// Sends `policy` with every call: the daemon answers `policy_denied` to what it forbids.
@@ -269,7 +279,7 @@ impl DaemonClient {
     async fn connection(&self) -> Result<Arc<Conn>, ClientError> {
         let mut current = self.conn.lock().await;
         if let Some(c) = current.as_ref().filter(|c| !c.is_closed()) {
-            if self.policy.is_some() && !c.checks_policies.load(Ordering::SeqCst) {
+            if self.brings_rules() && !c.checks_policies.load(Ordering::SeqCst) {
                 self.check_enforces_policies(c).await?;
             }
             return Ok(c.clone());
@@ -279,7 +289,7 @@ impl DaemonClient {
             Some(s) => open_or_spawn(&self.path, s).await?,
             None => Conn::open(&self.path).await?,
         });
-        if self.policy.is_some() {
+        if self.brings_rules() {
             self.check_enforces_policies(&conn).await?;
         }
         if had {
@@ -289,8 +299,14 @@ impl DaemonClient {
         Ok(conn)
     }
 
-    /// Refuses a daemon that would ignore this client's policy: one from before policies
-    /// travelled with calls (its ping does not say `policies`) drops the field unread.
+    /// Whether this client's calls carry rules a daemon must enforce (a policy, file roots).
+    fn brings_rules(&self) -> bool {
+        self.policy.is_some() || self.files.is_some()
+    }
+
+    /// Refuses a daemon that would ignore this client's policy or file roots: one from before
+    /// they travelled with calls (its ping does not say `policies` and `files`) drops them
+    /// unread.
     async fn check_enforces_policies(&self, conn: &Conn) -> Result<(), ClientError> {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         let ping = Request {
@@ -310,12 +326,12 @@ impl DaemonClient {
                 return Err(ClientError::Unanswered(Duration::from_secs(10)));
             }
         };
-        if pong["policies"] == Value::Bool(true) {
+        if pong["policies"] == Value::Bool(true) && pong["files"] == Value::Bool(true) {
             conn.checks_policies.store(true, Ordering::SeqCst);
             return Ok(());
         }
         Err(ClientError::Protocol(format!(
-            "the daemon on {} (pid {}) is older than --policy and would ignore it; stop it with `uidriver daemon stop` (the next call starts a current one)",
+            "the daemon on {} (pid {}) is older than this client and would ignore its policy and file roots; stop it with `uidriver daemon stop` (the next call starts a current one)",
             self.path.display(),
             pong["pid"]
         )))
@@ -364,12 +380,19 @@ impl DaemonClient {
                 .collect(),
             _ => vec![],
         };
+        let files = match op {
+            "call" => ctx
+                .and_then(|c| c.files().cloned())
+                .or_else(|| self.files.clone()),
+            _ => None,
+        };
         let req = Request {
             id,
             op: op.into(),
             tool: tool.map(str::to_string),
             args,
             policies,
+            files,
             progress: sink.is_some(),
             cancels: None,
         };
@@ -510,9 +533,10 @@ async fn open_or_spawn(path: &Path, spawn: &SpawnOptions) -> Result<Conn, Client
         return Ok(c);
     }
     if let Some(dir) = spawn.log.parent() {
-        std::fs::create_dir_all(dir)?;
+        uidriver_service::private::dir(dir)?;
     }
-    let log = std::fs::OpenOptions::new()
+    // The daemon's log names what it read and did: owner-only.
+    let log = uidriver_service::private::file_options()
         .create(true)
         .append(true)
         .open(&spawn.log)?;

@@ -37,8 +37,7 @@ pub struct DaemonOptions {
 /// file (nobody listening) is replaced; a live one is an error (`AddrInUse`).
 pub async fn bind_socket(path: &Path) -> io::Result<UnixListener> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        uidriver_service::private::dir(dir)?;
     }
     if path.exists() {
         if UnixStream::connect(path).await.is_ok() {
@@ -254,6 +253,9 @@ fn in_flight(calls: &InFlight) -> std::sync::MutexGuard<'_, HashMap<u64, CallCon
 /// (the next one comes within a second).
 fn context_of(req: &Request, tx: &mpsc::Sender<Response>, calls: &InFlight) -> CallContext {
     let mut ctx = CallContext::default();
+    if let Some(files) = &req.files {
+        ctx = ctx.with_files(files.clone());
+    }
     if req.progress {
         let (tx, id) = (tx.clone(), req.id);
         ctx = ctx.with_progress(Arc::new(move |p| {
@@ -283,12 +285,13 @@ async fn answer(
     };
     match req.op.as_str() {
         "ping" => {
-            // `policies`: this daemon checks the policies a call brings (clients that bring
-            // one refuse a daemon that does not say so: it would ignore them).
+            // `policies`, `files`: this daemon checks the policies and file roots a call
+            // brings (clients refuse a daemon that does not say so: it would ignore them).
             let v = json!({
                 "pid": std::process::id(),
                 "version": env!("CARGO_PKG_VERSION"),
                 "policies": true,
+                "files": true,
                 "progress": true,
             });
             let _ = tx.send(pong(v)).await;

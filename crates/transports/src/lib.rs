@@ -11,6 +11,7 @@
 //! - `frame`: the request size limit where bytes arrive, a bounded line reader, and finding the
 //!   id of a refused frame so it can be answered.
 //! - `protocol`: the JSON-lines messages on the socket.
+//! - `roots`: an MCP session's file roots (its client's `roots/list`, else the server's own).
 //! - `socket`: where the socket lives.
 //! - `trace`: each MCP session's trace (records, storage, pruning), read back by `uidriver trace`.
 //! - `fuzzing`: the byte-level entry of the `daemon_frames` fuzz target (hidden; `docs/FUZZING.md`).
@@ -24,6 +25,7 @@ pub mod fuzzing;
 mod mcp;
 mod mcp_http;
 mod protocol;
+mod roots;
 mod socket;
 pub mod trace;
 

@@ -22,16 +22,19 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{
+    NotificationContext, RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage,
+};
 use rmcp::transport::Transport;
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use uidriver_service::{CallContext, Progress, ToolResult, TOOLS};
+use uidriver_service::{CallContext, FileAccess, Progress, ToolResult, TOOLS};
 
 use crate::caller::ToolCaller;
 use crate::frame::{self, too_large, Head, Line, LineReader, MAX_REQUEST_BYTES};
+use crate::roots::SessionRoots;
 use crate::trace::{Client, Session, TraceOptions};
 
 /// What the server tells a client about using it.
@@ -42,13 +45,17 @@ pub(crate) struct Handler {
     tools: Vec<Tool>,
     /// This session's trace, unless tracing is off.
     trace: Option<Session>,
+    /// The roots the files of this session's calls must lie under.
+    roots: SessionRoots,
 }
 
 impl Handler {
-    /// A handler for one session; `trace` (with the transport's name) records it.
+    /// A handler for one session; `trace` (with the transport's name) records it; `files`
+    /// are the roots of its calls unless its client lists its own.
     pub(crate) fn new(
         caller: Arc<dyn ToolCaller>,
         trace: Option<(Arc<TraceOptions>, &'static str)>,
+        files: FileAccess,
     ) -> Handler {
         // Tools a policy denies outright are not listed (a call still answers policy_denied).
         let tools = tool_list()
@@ -60,6 +67,7 @@ impl Handler {
             caller,
             tools,
             trace,
+            roots: SessionRoots::new(files),
         }
     }
 }
@@ -110,6 +118,10 @@ impl ServerHandler for Handler {
         info.with_instructions(INSTRUCTIONS)
     }
 
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.roots.changed().await;
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -127,7 +139,8 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let mut ctx = CallContext::new(context.ct.clone());
+        let files = self.roots.for_call(&context.peer).await;
+        let mut ctx = CallContext::new(context.ct.clone()).with_files(files);
         // Progress is relayed by one task, so notifications keep their order; it ends when the
         // call's context is dropped, and is awaited before the answer goes out.
         let relay = context.meta.get_progress_token().map(|token| {
@@ -309,18 +322,27 @@ where
 }
 
 /// Serves MCP on stdin/stdout until the client disconnects; the session is traced when
-/// `trace` is given.
+/// `trace` is given; `files` are its calls' file roots unless the client lists its own.
 pub async fn serve_mcp_stdio(
     caller: Arc<dyn ToolCaller>,
     trace: Option<Arc<TraceOptions>>,
+    files: FileAccess,
 ) -> std::io::Result<()> {
-    serve_mcp_lines(caller, trace, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_mcp_lines(
+        caller,
+        trace,
+        files,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
 }
 
 /// Serves MCP over any line stream (stdio, or a pipe in tests).
 async fn serve_mcp_lines<R, W>(
     caller: Arc<dyn ToolCaller>,
     trace: Option<Arc<TraceOptions>>,
+    files: FileAccess,
     read: R,
     write: W,
 ) -> io::Result<()>
@@ -333,7 +355,7 @@ where
         lines: LineReader::default(),
         write: Arc::new(tokio::sync::Mutex::new(write)),
     };
-    let running = Handler::new(caller, trace.map(|t| (t, "stdio")))
+    let running = Handler::new(caller, trace.map(|t| (t, "stdio")), files)
         .serve(transport)
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -381,7 +403,8 @@ mod tests {
                 ..Default::default()
             },
         );
-        let listed: Vec<String> = Handler::new(Arc::new(svc), None)
+        let files = FileAccess::working_dir("a test");
+        let listed: Vec<String> = Handler::new(Arc::new(svc), None, files)
             .tools
             .iter()
             .map(|t| t.name.to_string())

@@ -42,6 +42,8 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// How each session is traced (`None`: not at all).
     pub trace: Option<Arc<crate::trace::TraceOptions>>,
+    /// The file roots of each session's calls, unless its client lists its own.
+    pub files: uidriver_service::FileAccess,
 }
 
 /// Checks the options before anything listens: loopback only, a long enough token.
@@ -135,11 +137,13 @@ pub async fn serve_mcp_http(
     config.max_request_body_bytes = MAX_REQUEST_BYTES;
     let cancel = config.cancellation_token.clone();
     let trace = opts.trace.clone();
+    let files = opts.files.clone();
     let service = StreamableHttpService::new(
         move || {
             Ok(Handler::new(
                 caller.clone(),
                 trace.clone().map(|t| (t, "http")),
+                files.clone(),
             ))
         },
         Arc::new(LocalSessionManager::default()),
@@ -273,6 +277,7 @@ mod tests {
             token: token.into(),
             allowed_origins: vec![],
             trace: None,
+            files: uidriver_service::FileAccess::working_dir("a test"),
         }
     }
 

@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use uidriver_service::{Policy, Progress, ToolResult};
+use uidriver_service::{FileAccess, Policy, Progress, ToolResult};
 
 /// A request line.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -37,6 +37,10 @@ pub struct Request {
     /// and none gets another's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<Policy>,
+    /// The roots the files a call names must lie under (the caller's: an MCP client's roots,
+    /// the working directory of `uidriver call`); absent: the daemon's working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<FileAccess>,
     /// For `call`: send progress lines before the answer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub progress: bool,

@@ -106,7 +106,7 @@ async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
         .with_policy(Some(policy("[tools]\ndeny = [\"act_ui\"]\n")));
     let r = client.call("observe_ui", json!({ "root": "@r1" })).await;
     assert_eq!(code(&r), "backend_unavailable", "{}", r.text);
-    assert!(r.text.contains("older than --policy"), "{}", r.text);
+    assert!(r.text.contains("would ignore its policy"), "{}", r.text);
     assert_eq!(r.structured["error"]["delivery"], "not_delivered");
     assert!(
         !ops.lock().unwrap().iter().any(|o| o == "call"),

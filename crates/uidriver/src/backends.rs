@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use uidriver_core::Backend;
-use uidriver_service::{default_id_file, Policy, Service, ServiceConfig};
+use uidriver_service::{default_id_file, FileAccess, Policy, Service, ServiceConfig};
 
 use crate::cli::ServiceFlags;
 
@@ -27,6 +27,11 @@ pub async fn build_service(flags: &ServiceFlags, policy: Option<Arc<Policy>>) ->
     let config = ServiceConfig {
         id_file: default_id_file(),
         allow_evaluate: allows_evaluate(flags, policy.as_deref()),
+        files: FileAccess::for_caller(
+            policy.as_deref(),
+            flags.allow_unrestricted_file_access,
+            "the uidriver daemon",
+        ),
         policy,
         ..ServiceConfig::default()
     };

@@ -121,6 +121,11 @@ pub struct ServiceFlags {
     /// `uidriver daemon --policy` applies it to every client's.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// Let calls name any file this user can read or write (uploads, save_pdf, browser state,
+    /// file:// pages). Without it they are confined to the MCP client's roots, else the
+    /// policy's `[files] roots`, else the working directory (docs/SECURITY.md).
+    #[arg(long)]
+    pub allow_unrestricted_file_access: bool,
 }
 
 /// `uidriver mcp`.

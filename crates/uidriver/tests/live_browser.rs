@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use uidriver_backend_cdp::{CdpBackend, CdpConfig};
 use uidriver_core::Backend;
-use uidriver_service::{Service, ServiceConfig, ToolResult};
+use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult};
 
 const PAGE: &str = r#"<!doctype html><title>Order form</title>
 <h1>Order</h1>
@@ -63,7 +63,7 @@ fn a_page_is_a_root_acted_on_with_expect_and_navigation_makes_states_stale() {
             std::fs::write(dir.join("form.html"), PAGE).unwrap();
             std::fs::write(dir.join("second.html"), SECOND).unwrap();
             let cdp = Arc::new(CdpBackend::new(CdpConfig { headless: Some(true), ..CdpConfig::default() }));
-            let svc = Service::new(vec![cdp.clone() as Arc<dyn Backend>], vec![], ServiceConfig::default());
+            let svc = Service::new(vec![cdp.clone() as Arc<dyn Backend>], vec![], ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")));
             let url = format!("file://{}", dir.join("form.html").display());
             let launched = ok(&svc, "launch_browser", json!({ "url": url, "headless": true })).await;
             let root = launched["roots"][0]["ref"].as_str().unwrap().to_string();
@@ -149,7 +149,8 @@ fn a_page_dialog_is_a_new_root_answered_with_act_ui() {
             let svc = Service::new(
                 vec![cdp.clone() as Arc<dyn Backend>],
                 vec![],
-                ServiceConfig::default(),
+                ServiceConfig::default()
+                    .with_files(FileAccess::unrestricted("a test of other rules")),
             );
             let url = format!("file://{}", dir.join("dialogs.html").display());
             let launched = ok(
@@ -402,6 +403,7 @@ fn popups_are_new_roots_that_read_and_close_root_closes_them() {
                 ServiceConfig {
                     allow_evaluate: true,
                     ..ServiceConfig::default()
+                        .with_files(FileAccess::unrestricted("a test of other rules"))
                 },
             );
             let launched = ok(
@@ -569,6 +571,7 @@ fn a_page_that_navigates_to_a_denied_origin_is_withheld() {
                 ServiceConfig {
                     policy: Some(Arc::new(policy)),
                     ..ServiceConfig::default()
+                        .with_files(FileAccess::unrestricted("a test of other rules"))
                 },
             );
             let start = format!("http://127.0.0.1:{port}/start.html");
@@ -703,7 +706,8 @@ fn a_cross_site_link_keeps_the_root_and_save_pdf_writes_its_text() {
             let svc = Service::new(
                 vec![cdp.clone() as Arc<dyn Backend>],
                 vec![],
-                ServiceConfig::default(),
+                ServiceConfig::default()
+                    .with_files(FileAccess::unrestricted("a test of other rules")),
             );
             let launched = ok(
                 &svc,
@@ -830,7 +834,7 @@ fn headless_service() -> Service {
     Service::new(
         vec![cdp as Arc<dyn Backend>],
         vec![],
-        ServiceConfig::default(),
+        ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
     )
 }
 

@@ -19,6 +19,14 @@ fn mcp_python_sdk_conformance() {
     run_script("conformance.py", &[], &[]);
 }
 
+/// Issue 27: paths and file:// URLs confined to the client's roots (else the working
+/// directory), followed when they change, lifted by the flag; uploads checked by the page
+/// server's own record; traces and state owner-only under umask 0000 and 0022.
+#[test]
+fn file_roots_and_private_state_with_the_python_sdk() {
+    run_script("files.py", &[], &[]);
+}
+
 #[test]
 fn mcp_over_http_with_the_python_sdk() {
     run_script("http_transport.py", &[], &[]);

@@ -36,7 +36,7 @@ pub struct LaunchArgs {
     /// Viewport, e.g. 1024x768.
     #[serde(default)]
     pub size: Option<String>,
-    /// Downloads folder (default: in profile).
+    /// Downloads folder (default: downloads/ in the first file root).
     #[serde(default)]
     pub downloads_dir: Option<String>,
     /// Persistent profile (kept).
@@ -222,6 +222,15 @@ pub(crate) fn page_root(
     Ok((r, info))
 }
 
+/// `downloads` under the first of the running call's file roots, when they confine it.
+fn confined_downloads() -> Option<PathBuf> {
+    let access = crate::enforce::files_in_force()?;
+    match access.roots.first() {
+        Some(root) if !access.unrestricted => Some(root.join("downloads")),
+        _ => None,
+    }
+}
+
 pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, Error> {
     crate::call::doing(match &a.endpoint {
         Some(_) => "launch_browser: attaching to the endpoint",
@@ -250,6 +259,11 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
         .as_deref()
         .map(|d| absolute_dir("profileDir", d, true))
         .transpose()?;
+    // Downloads land inside the caller's roots: by default in `downloads` under the first.
+    let downloads_dir = match (downloads_dir, &profile_dir) {
+        (None, None) => confined_downloads(),
+        (d, _) => d,
+    };
     if a.endpoint.is_some() && (profile_dir.is_some() || a.storage_state.is_some()) {
         return Err(Error::invalid(
             "endpoint",

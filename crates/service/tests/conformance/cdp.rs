@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use uidriver_backend_cdp::{CdpBackend, CdpConfig};
-use uidriver_service::{Service, ServiceConfig};
+use uidriver_service::{FileAccess, Service, ServiceConfig};
 
 use crate::fixture::{self, Fixture};
 
@@ -41,7 +41,7 @@ impl fixture::Backend for Cdp {
         let svc = Service::new(
             vec![cdp as Arc<dyn uidriver_core::Backend>],
             vec![],
-            ServiceConfig::default(),
+            ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
         );
         let url = format!("file://{}", page.display());
         let r = svc

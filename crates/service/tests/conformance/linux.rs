@@ -10,7 +10,7 @@ use std::time::Duration;
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_sandbox::testing::have;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{Service, ServiceConfig};
+use uidriver_service::{FileAccess, Service, ServiceConfig};
 
 use crate::fixture::{self, Fixture};
 
@@ -51,7 +51,7 @@ impl fixture::Backend for Linux {
         let svc = Service::new(
             vec![Arc::new(linux) as Arc<dyn uidriver_core::Backend>],
             vec![],
-            ServiceConfig::default(),
+            ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
         );
         Fixture::new(svc, Some(Box::new(sb))).await
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use uidriver_core::testing::{app_nodes, MemNode, MemoryBackend};
 use uidriver_core::{Bounds, ResourceKey, Role, RootInfo, RootKind, StateFlag, StateSet};
-use uidriver_service::{Service, ServiceConfig};
+use uidriver_service::{FileAccess, Service, ServiceConfig};
 
 use crate::fixture::{self, Fixture};
 
@@ -29,7 +29,7 @@ impl fixture::Backend for Memory {
         let svc = Service::new(
             vec![Arc::new(mem) as Arc<dyn uidriver_core::Backend>],
             vec![],
-            ServiceConfig::default(),
+            ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
         );
         Fixture::new(svc, None).await
     }

@@ -13,7 +13,7 @@ use std::time::{Instant, SystemTime};
 
 use base64::Engine;
 use serde_json::Value;
-use uidriver_service::{redact_secrets, ToolResult, REDACTED};
+use uidriver_service::{private, redact_secrets, ToolResult, REDACTED};
 
 use super::capture;
 use super::record::{outcome_of, Call, Client, Header, RootSeen, Target, FORMAT};
@@ -289,14 +289,19 @@ fn redact_typed_secrets(args: &mut Value, targets: &[Target]) {
 
 /// Makes the session's trace directory (after pruning old ones) and writes its header.
 fn open(opts: &TraceOptions, mut header: Header) -> std::io::Result<Open> {
-    fs::create_dir_all(&opts.dir)?;
+    // Traces hold what the user saw and typed: owner-only, whatever the umask.
+    if let Some(parent) = opts.dir.parent().filter(|p| p.ends_with("uidriver")) {
+        private::dir(parent)?;
+    }
+    private::dir(&opts.dir)?;
     for gone in store::prune(&opts.dir, &opts.limits, opts.limits.per_trace) {
         tracing::debug!("pruned trace {}", gone.display());
     }
     header.id = store::new_id(SystemTime::now());
     let dir = opts.dir.join(&header.id);
     fs::create_dir(&dir)?;
-    let mut file = File::options()
+    private::dir(&dir)?;
+    let mut file = private::file_options()
         .create_new(true)
         .append(true)
         .open(dir.join(FILE))?;
@@ -336,7 +341,7 @@ fn write_call(
             continue;
         }
         let name = format!("{:04}-{when}.png", call.seq);
-        fs::write(open.dir.join(&name), &png)?;
+        private::write(&open.dir.join(&name), &png)?;
         open.bytes += png.len() as u64;
         match when {
             "before" => call.before = Some(name),

@@ -95,13 +95,14 @@ pub async fn run(a: CallArgs) -> u8 {
         // Refused here, before any daemon is started or reached.
         Err(refused) => refused,
         Ok(args) => {
-            let client: DaemonClient = match connect(&a.service, policy, 1800).await {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("uidriver call: {e}");
-                    return exit::UNAVAILABLE;
-                }
-            };
+            let client: DaemonClient =
+                match connect(&a.service, policy, 1800, "uidriver call").await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("uidriver call: {e}");
+                        return exit::UNAVAILABLE;
+                    }
+                };
             let ctx = context();
             let watch = tokio::spawn(cancel_on_interrupt(ctx.clone()));
             // A call the daemon did not answer is a result too (backend_unavailable, with

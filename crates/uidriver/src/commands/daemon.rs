@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use uidriver_service::Policy;
+use uidriver_service::{FileAccess, Policy};
 use uidriver_transports::{
     bind_socket, default_socket_path, runtime_dir, serve_daemon, ClientError, DaemonClient,
     DaemonOptions, SpawnOptions,
@@ -46,10 +46,27 @@ pub async fn connect(
     flags: &ServiceFlags,
     policy: Option<Arc<Policy>>,
     idle: u64,
+    who: &str,
 ) -> Result<DaemonClient, ClientError> {
     let spawn = spawn_options(flags, policy.as_deref(), idle);
     let client = DaemonClient::connect_or_spawn(&socket(flags), &spawn).await?;
-    Ok(client.with_policy(policy))
+    let files = file_access(flags, policy.as_deref(), who);
+    Ok(client.with_policy(policy).with_files(files))
+}
+
+/// Makes uidriver's state and runtime directories owner-only again where an older version
+/// or a permissive umask left them readable by others (a warning says so).
+pub fn tighten_private_state() {
+    let mut dirs: Vec<std::path::PathBuf> =
+        uidriver_service::private::state_dir().into_iter().collect();
+    dirs.push(uidriver_transports::runtime_dir());
+    uidriver_service::private::tighten_at_start(&dirs);
+}
+
+/// The file roots of `who`'s calls (`uidriver mcp`, `uidriver call`): unrestricted under
+/// `--allow-unrestricted-file-access`, else the policy's, else its working directory.
+pub fn file_access(flags: &ServiceFlags, policy: Option<&Policy>, who: &str) -> FileAccess {
+    FileAccess::for_caller(policy, flags.allow_unrestricted_file_access, who)
 }
 
 pub async fn run(a: DaemonArgs) -> u8 {
@@ -100,6 +117,7 @@ pub async fn run(a: DaemonArgs) -> u8 {
                 Err(code) => return code,
             };
             tracing::info!(socket = %path.display(), policy = ?a.service.policy, "daemon listening");
+            tighten_private_state();
             let service = Arc::new(build_service(&a.service, policy).await);
             let opts = DaemonOptions {
                 idle_timeout: (a.idle_timeout > 0).then(|| Duration::from_secs(a.idle_timeout)),

@@ -83,6 +83,7 @@ async fn walk_through() -> u8 {
         allow_evaluate: false,
         socket: None,
         policy: None,
+        allow_unrestricted_file_access: false,
     };
     let svc = build_service(&flags, None).await;
     if let Some((name, e)) = svc.unavailable().iter().find(|(n, _)| n == "linux") {

@@ -6,13 +6,13 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use uidriver_service::Policy;
+use uidriver_service::{FileAccess, Policy};
 use uidriver_transports::trace::{self, TraceOptions};
 use uidriver_transports::{
     bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller, MCP_PATH,
 };
 
-use super::daemon::connect;
+use super::daemon::{connect, file_access};
 use super::exit;
 use crate::backends::build_service;
 use crate::cli::McpArgs;
@@ -28,11 +28,13 @@ pub async fn run(a: McpArgs) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    super::daemon::tighten_private_state();
     let trace = trace_options(&a, policy.as_deref());
+    let files = file_access(&a.service, policy.as_deref(), "uidriver mcp");
     let caller: Arc<dyn ToolCaller> = if a.standalone {
         Arc::new(build_service(&a.service, policy).await)
     } else {
-        match connect(&a.service, policy, 600).await {
+        match connect(&a.service, policy, 600, "uidriver mcp").await {
             Ok(c) => Arc::new(c),
             Err(e) => {
                 eprintln!("uidriver mcp: {e}");
@@ -41,8 +43,8 @@ pub async fn run(a: McpArgs) -> u8 {
         }
     };
     let served = match a.http {
-        None => serve_mcp_stdio(caller, trace).await,
-        Some(addr) => return serve_http(caller, addr, a.allow_origin, trace).await,
+        None => serve_mcp_stdio(caller, trace, files).await,
+        Some(addr) => return serve_http(caller, addr, a.allow_origin, trace, files).await,
     };
     match served {
         Ok(()) => exit::OK,
@@ -72,6 +74,7 @@ async fn serve_http(
     addr: std::net::SocketAddr,
     allowed_origins: Vec<String>,
     trace: Option<Arc<TraceOptions>>,
+    files: FileAccess,
 ) -> u8 {
     let (token, from) = match std::env::var(TOKEN_ENV) {
         Ok(t) if !t.is_empty() => (t, format!("${TOKEN_ENV}")),
@@ -88,6 +91,7 @@ async fn serve_http(
         token,
         allowed_origins,
         trace,
+        files,
     };
     let listener = match bind_mcp_http(&opts).await {
         Ok(l) => l,

@@ -12,7 +12,7 @@ use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::Backend;
 use uidriver_sandbox::testing::Tracker;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{Service, ServiceConfig, ToolResult};
+use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult};
 
 /// A private desktop and a service over it.
 pub struct Desk {
@@ -79,7 +79,7 @@ pub async fn service(sb: &Sandbox) -> Service {
     Service::new(
         vec![Arc::new(linux) as Arc<dyn Backend>],
         vec![],
-        ServiceConfig::default(),
+        ServiceConfig::default().with_files(FileAccess::unrestricted("a test of other rules")),
     )
 }
 

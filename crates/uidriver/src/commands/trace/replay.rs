@@ -68,7 +68,7 @@ pub async fn run(id: &str, json: bool, flags: &ServiceFlags) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let client = match connect(flags, policy, 600).await {
+    let client = match connect(flags, policy, 600, "uidriver trace replay").await {
         Ok(c) => c,
         Err(e) => {
             eprintln!("uidriver trace replay: {e}");

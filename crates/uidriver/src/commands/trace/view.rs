@@ -18,7 +18,8 @@ pub fn run(id: &str, output: &Path) -> u8 {
         Err(code) => return code,
     };
     let html = render(&t);
-    if let Err(e) = std::fs::write(output, html) {
+    // The page holds what the session saw and typed: owner-only, like the trace.
+    if let Err(e) = uidriver_service::private::write(output, html.as_bytes()) {
         eprintln!(
             "uidriver trace view: cannot write {}: {e}",
             output.display()
