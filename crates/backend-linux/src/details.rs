@@ -104,6 +104,27 @@ impl Memo {
         self.interfaces.put(handle, ifaces);
     }
 
+    /// The interfaces `o` implements: remembered, or one `GetInterfaces` (then remembered).
+    pub(crate) async fn interfaces_of(&self, c: &Caller, o: &Obj) -> Result<Ifaces, LinuxError> {
+        let key = o.to_string();
+        if let Some(i) = self.interfaces(&key) {
+            return Ok(i);
+        }
+        let i = accessible::interfaces(c, o).await?;
+        self.remember_interfaces(key, i);
+        Ok(i)
+    }
+
+    /// Whether `o` implements `Text` (false when that cannot be read). Asked before any text
+    /// call on an object a look did not read as text: the ATK bridge answers a text call on an
+    /// object without it with `impl_GetText: assertion 'ATK_IS_TEXT' failed` in the app, and
+    /// Thunderbird aborted after one.
+    pub(crate) async fn has_text(&self, c: &Caller, o: &Obj) -> bool {
+        self.interfaces_of(c, o)
+            .await
+            .is_ok_and(|i| i.has(Ifaces::TEXT))
+    }
+
     pub(crate) fn role(&self, handle: &str) -> Option<u32> {
         self.roles.get(handle)
     }
@@ -226,7 +247,7 @@ pub(crate) async fn details(
         if let Some(a) = memo.actions(&key) {
             return Ok(a);
         }
-        let a = action::listed_names(c, obj).await?;
+        let a = action::names(c, obj).await?;
         memo.remember_actions(key, &a);
         Ok(a)
     };

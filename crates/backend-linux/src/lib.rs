@@ -608,6 +608,15 @@ impl Backend for LinuxBackend {
             .ok_or_else(|| Error::invalid("node", "has no AT-SPI handle"))?;
         let att = self.attached(deadline).await?;
         let c = att.bus.caller(deadline, self.inner.config.call_timeout, 4);
+        // Nothing is asked of an object without `Text` (an ATK assertion in the app).
+        let ifaces = att.memo.interfaces_of(&c, &obj).await?;
+        if !ifaces.has(atspi::Ifaces::TEXT) {
+            return Err(LinuxError::Unsupported {
+                what: "Text.GetText".into(),
+                reason: "the element has no Text interface".into(),
+            }
+            .into());
+        }
         let total = text::character_count(&c, &obj).await?.max(0) as u32;
         let (s, e) = TextSlice::clamp(start, end, total);
         let t = if e > s {

@@ -267,6 +267,292 @@ fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
     );
 }
 
+/// A look at `root` answered within 1 s: the app is not blocked on uidriver.
+async fn answers_within_a_second(svc: &Service, root: &str, what: &str) -> String {
+    let t0 = Instant::now();
+    let look = call(
+        svc,
+        "observe_ui",
+        json!({ "root": root, "mode": "semantic", "timeoutMs": 1000 }),
+    )
+    .await;
+    assert!(!look.is_error, "{what} answers a look: {}", look.text);
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "{what} took {:?} to answer a look",
+        t0.elapsed()
+    );
+    look.structured["stateId"]
+        .as_str()
+        .expect("stateId")
+        .to_string()
+}
+
+/// The one element of a fresh look at `root` named exactly `name` with `role`.
+async fn named(svc: &Service, root: &str, role: &str, name: &str) -> (String, Value) {
+    let s = look_until_found(svc, root, json!({ "text": name, "role": role })).await;
+    let found = search(svc, &s, json!({ "text": name, "role": role }))
+        .await
+        .into_iter()
+        .find(|m| m["name"].as_str().map(str::trim) == Some(name))
+        .unwrap_or_else(|| panic!("a {role} named {name:?}"));
+    (s, found)
+}
+
+/// Whether `pid` has a root titled with `title` now.
+async fn has_root(svc: &Service, pid: u32, title: &str) -> bool {
+    let v = ok(svc, "find_roots", json!({ "pid": pid, "text": title })).await;
+    v["roots"].as_array().is_some_and(|a| !a.is_empty())
+}
+
+/// GTK 3 runs a button's handler inside its `DoAction` call, whatever the button is named:
+/// `press` on mousepad's tool bar Save (a new document) ran the Save dialog's loop inside the
+/// call, the app answered no look at the dialog (`app_unresponsive`), and keys sent then froze
+/// it for good (its main thread waiting in `gtk_dialog_run` → atk-bridge →
+/// `dbus_connection_dispatch` → `pthread_cond_wait`). Now the button is clicked when input is
+/// allowed: the dialog answers a look at once, the file is saved through it (its bytes on
+/// disk), and the app answers a look within 1 s after. Under headless, where only the action
+/// can be sent, the dialog it runs inside the call is closed again and the step says why; the
+/// app answers, and a key sent after does not freeze it.
+#[test]
+fn a_gtk3_toolbar_button_that_runs_a_dialog_is_pressed_without_blocking_the_app() {
+    live(
+        "a_gtk3_toolbar_button_that_runs_a_dialog_is_pressed_without_blocking_the_app",
+        300,
+        &["mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["mousepad"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Mousepad").await;
+            // The sandbox's settings hide the tool bar: View › Toolbar shows it.
+            let res = open_menu_then(
+                svc,
+                &root,
+                json!({ "text": "View", "role": "menu" }),
+                json!({ "text": "Toolbar", "role": "menu-item" }),
+                "press",
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let (s0, save) = named(svc, &root, "button", "Save").await;
+            let view = one(
+                svc,
+                &s0,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let text = "saved from the tool bar\n";
+            let res = act(
+                svc,
+                &s0,
+                json!([
+                    { "action": "typeText", "ref": r(&view), "text": text },
+                    { "action": "press", "ref": r(&save) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            assert_eq!(step_outcomes(&res)[0], "worked", "{}", res.text);
+            let dialog = root_of(svc, app.pid, "Save As").await;
+            let ds = answers_within_a_second(svc, &dialog, "the Save dialog").await;
+            let name = search(
+                svc,
+                &ds,
+                json!({ "role": "text", "capability": "set-text" }),
+            )
+            .await
+            .into_iter()
+            .find(|m| states(m).contains(&"focused".to_string()))
+            .expect("the focused name field");
+            let save_in_dialog = search(svc, &ds, json!({ "text": "Save", "role": "button" }))
+                .await
+                .into_iter()
+                .find(|m| m["name"] == "Save")
+                .expect("the dialog's Save button");
+            let dir = tempdir();
+            let path = dir.join("toolbar.txt");
+            let res = act(
+                svc,
+                &ds,
+                json!([
+                    { "action": "setText", "ref": r(&name), "text": path.to_str().expect("utf-8") },
+                    { "action": "press", "ref": r(&save_in_dialog) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let t0 = Instant::now();
+            let bytes = loop {
+                if let Ok(b) = std::fs::read(&path) {
+                    if !b.is_empty() {
+                        break b;
+                    }
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "{} was not written",
+                    path.display()
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            };
+            assert_eq!(String::from_utf8_lossy(&bytes), text);
+            assert_running(app.pid, "the tool bar Save and its dialog");
+            let root = root_of(svc, app.pid, "toolbar.txt").await;
+            answers_within_a_second(svc, &root, "mousepad after the save").await;
+
+            // Headless: a new document's Save can only be sent as the action. The dialog it
+            // runs inside the call is closed again, the step says why, and the app answers.
+            let (s1, new) = named(svc, &root, "button", "New").await;
+            let res = act(
+                svc,
+                &s1,
+                json!([{ "action": "press", "ref": r(&new) }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let root = root_of(svc, app.pid, "Untitled").await;
+            let (s2, save) = named(svc, &root, "button", "Save").await;
+            let res = act(
+                svc,
+                &s2,
+                json!([{ "action": "press", "ref": r(&save) }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            // Delivered (the handler ran, its dialog was cancelled): not worked, and why.
+            assert_eq!(step_outcomes(&res), ["unknown"], "{}", res.text);
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"], "delivered",
+                "{}",
+                res.text
+            );
+            assert!(
+                res.text.contains("foreground_required") && res.text.contains("closed again"),
+                "{}",
+                res.text
+            );
+            assert!(!has_root(svc, app.pid, "Save As").await, "{}", res.text);
+            let s3 = answers_within_a_second(svc, &root, "mousepad after a headless Save").await;
+            // A key now reaches the app as usual (it froze the app inside the action call).
+            let view = one(
+                svc,
+                &s3,
+                json!({ "role": "text", "capability": "type-text" }),
+            )
+            .await;
+            let res = act(
+                svc,
+                &s3,
+                json!([{ "action": "keypress", "ref": r(&view), "keys": "x" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            answers_within_a_second(svc, &root, "mousepad after a key").await;
+            assert_running(app.pid, "the headless Save and a key");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// The same rule on another GTK 3 app: gtk3-demo's "Interactive Dialog" button runs its dialog
+/// with `gtk_dialog_run` inside the button's handler. Pressed, the dialog answers a look at once,
+/// text typed into its Entry 1 comes back into the window's Entry 1 after OK, and the app
+/// answers within 1 s; pressed headless, the dialog run inside the action call is closed again
+/// (the window's entry unchanged) and the app answers within 1 s.
+#[test]
+fn a_gtk3_button_that_runs_a_dialog_is_pressed_without_blocking_gtk3_demo() {
+    live(
+        "a_gtk3_button_that_runs_a_dialog_is_pressed_without_blocking_gtk3_demo",
+        240,
+        &["gtk3-demo"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let app = d.launch(&["gtk3-demo", "--run=dialog"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Dialogs and Message Boxes").await;
+            let (s0, button) = named(svc, &root, "button", "Interactive Dialog").await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "press", "ref": r(&button) }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let dialog = root_of(svc, app.pid, "Interactive Dialog").await;
+            let ds = answers_within_a_second(svc, &dialog, "the dialog").await;
+            let entry = one(svc, &ds, json!({ "text": "Entry 1", "role": "text" })).await;
+            let okay = one(svc, &ds, json!({ "text": "OK", "role": "button" })).await;
+            let res = act(
+                svc,
+                &ds,
+                json!([
+                    { "action": "setText", "ref": r(&entry), "text": "through the dialog" },
+                    { "action": "press", "ref": r(&okay) }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let s1 = look_until_found(
+                svc,
+                &root,
+                json!({ "text": "through the dialog", "role": "text" }),
+            )
+            .await;
+            let back = search(
+                svc,
+                &s1,
+                json!({ "text": "through the dialog", "role": "text" }),
+            )
+            .await;
+            assert_eq!(back.len(), 1, "the window's Entry 1 took the dialog's text");
+            answers_within_a_second(svc, &root, "gtk3-demo after the dialog").await;
+
+            // Headless: the action runs the dialog inside the call; it is closed again.
+            let (s2, button) = named(svc, &root, "button", "Interactive Dialog").await;
+            let res = act(
+                svc,
+                &s2,
+                json!([{ "action": "press", "ref": r(&button) }]),
+                json!({ "headless": true }),
+            )
+            .await;
+            // Delivered (the handler ran, its dialog was cancelled): not worked, and why.
+            assert_eq!(step_outcomes(&res), ["unknown"], "{}", res.text);
+            assert_eq!(
+                res.structured["steps"][0]["delivery"]["delivered"], "delivered",
+                "{}",
+                res.text
+            );
+            assert!(
+                res.text.contains("foreground_required") && res.text.contains("closed again"),
+                "{}",
+                res.text
+            );
+            assert!(
+                !has_root(svc, app.pid, "Interactive Dialog").await,
+                "{}",
+                res.text
+            );
+            let s3 = answers_within_a_second(svc, &root, "gtk3-demo after a headless press").await;
+            let kept = search(
+                svc,
+                &s3,
+                json!({ "text": "through the dialog", "role": "text" }),
+            )
+            .await;
+            assert_eq!(kept.len(), 1, "the cancelled dialog changed nothing");
+            assert_running(app.pid, "the dialog and the headless press");
+        },
+    );
+}
+
 /// GTK 2 has no AT-SPI bridge of its own: GIMP 2.10 shows a tree only because the sandbox asks
 /// GTK 2 for the ATK bridge module (`GTK2_MODULES`). Its menu bar reads as menus by name.
 #[test]
@@ -1179,6 +1465,172 @@ fn a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard() {
                 "{continue_button}"
             );
             assert_running(app.pid, "the typing");
+        },
+    );
+}
+
+/// "Do no harm", item 2: Gecko apps died under looks with a menu open. uidriver read action
+/// names with `Action.GetActions`, which at-spi2-atk answers with strings Gecko has already
+/// freed (its name, description and key binding getters share one buffer): libdbus aborted the
+/// app on invalid UTF-8, or it died of SIGSEGV (Thunderbird killed by the first look with its
+/// File menu open, 2 of 2). Names are now `NActions` + `GetName(i)` for every toolkit. The File
+/// menu is opened with a key through `act_ui`, looked at 20 times, an entry of it pressed, and
+/// the app must still run (its pid in /proc), answer a look within 1 s, and name a menu item's
+/// action `click` (when it survived, `GetActions` named it by its key binding: `N;`).
+async fn gecko_file_menu_survives_looks(
+    svc: &Service,
+    root: &str,
+    pid: u32,
+    item: &str,
+    press: Value,
+) {
+    let s = observe(svc, root).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "keypress", "keys": "alt+f" }]),
+        json!({}),
+    )
+    .await;
+    assert_running(pid, "alt+f and the look after it");
+    assert!(
+        !res.text.contains("target_closed"),
+        "the app closed: {}",
+        res.text
+    );
+    let query = json!({ "text": item, "role": "menu-item" });
+    for round in 1..=20 {
+        let look = call(svc, "observe_ui", json!({ "root": root })).await;
+        assert_running(pid, &format!("look {round} with the File menu open"));
+        assert!(!look.is_error, "look {round}: {}", look.text);
+        let s = look.structured["stateId"].as_str().expect("stateId");
+        if round == 1 || round == 20 {
+            let found = search(svc, s, query.clone()).await;
+            assert!(
+                !found.is_empty(),
+                "look {round}: File menu open: {}",
+                look.text
+            );
+        }
+    }
+    let s = look_until_found(svc, root, query.clone()).await;
+    let quit = one(svc, &s, query).await;
+    let node = inspect(svc, &s, &r(&quit)).await;
+    assert_eq!(node["actions"], json!(["click"]), "{item}: {node}");
+    let entry = one(svc, &s, press.clone()).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "press", "ref": r(&entry) }]),
+        json!({}),
+    )
+    .await;
+    assert_running(pid, &format!("pressing {press}"));
+    assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+    for round in 1..=3 {
+        ok(svc, "observe_ui", json!({ "root": root })).await;
+        assert_running(pid, &format!("look {round} after the press"));
+    }
+    answers_within_a_second(svc, root, "the app").await;
+    assert_running(pid, "the looks and the press");
+}
+
+/// Thunderbird (Gecko) with a fresh profile: the File menu opened with alt+f survives 20
+/// looks, and its submenu "Offline" opens by `press` (see [`gecko_file_menu_survives_looks`]).
+#[test]
+fn thunderbird_survives_looks_and_a_press_with_its_file_menu_open() {
+    live(
+        "thunderbird_survives_looks_and_a_press_with_its_file_menu_open",
+        300,
+        &["thunderbird"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            let app = d
+                .launch(&[
+                    "thunderbird",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Thunderbird").await;
+            let field = json!({ "text": "Email address", "role": "text" });
+            look_until_found_within(svc, &root, field, 60).await;
+            gecko_file_menu_survives_looks(
+                svc,
+                &root,
+                app.pid,
+                "Quit",
+                json!({ "text": "Offline", "role": "menu" }),
+            )
+            .await;
+            look_until_found(svc, &root, json!({ "text": "Work Offline" })).await;
+            assert_running(app.pid, "the submenu's looks");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Firefox ESR (Gecko) with a fresh profile: the File menu opened with alt+f survives 20
+/// looks, and its "New Tab" is pressed: one more tab (see [`gecko_file_menu_survives_looks`]).
+#[test]
+fn firefox_esr_survives_looks_and_a_press_with_its_file_menu_open() {
+    live(
+        "firefox_esr_survives_looks_and_a_press_with_its_file_menu_open",
+        300,
+        &["firefox-esr"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            // No first-run pages: the tabs stay as the test makes them.
+            std::fs::write(
+                profile.join("user.js"),
+                concat!(
+                    "user_pref(\"browser.aboutwelcome.enabled\", false);\n",
+                    "user_pref(\"browser.startup.homepage_override.mstone\", \"ignore\");\n",
+                    "user_pref(\"datareporting.policy.dataSubmissionEnabled\", false);\n",
+                    "user_pref(\"toolkit.telemetry.reportingpolicy.firstRun\", false);\n",
+                    "user_pref(\"browser.shell.checkDefaultBrowser\", false);\n",
+                ),
+            )
+            .expect("user.js");
+            let app = d
+                .launch(&[
+                    "firefox-esr",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                    "about:blank",
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Firefox").await;
+            let tabs = json!({ "role": "tab" });
+            let s = look_until_found(svc, &root, tabs.clone()).await;
+            let before = search(svc, &s, tabs.clone()).await.len();
+            gecko_file_menu_survives_looks(
+                svc,
+                &root,
+                app.pid,
+                "Quit",
+                json!({ "text": "New Tab", "role": "menu-item" }),
+            )
+            .await;
+            let t0 = Instant::now();
+            let mut after = 0;
+            while after <= before && t0.elapsed() < Duration::from_secs(10) {
+                let s = observe(svc, &root).await;
+                after = search(svc, &s, tabs.clone()).await.len();
+            }
+            assert_eq!(after, before + 1, "tabs before and after New Tab");
+            assert_running(app.pid, "the new tab's looks");
+            let _ = std::fs::remove_dir_all(&dir);
         },
     );
 }

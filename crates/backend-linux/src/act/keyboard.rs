@@ -14,7 +14,6 @@ use super::deliver::{self, Aim, Send};
 use super::text_mark;
 use super::verify::{self, QUIET, SETTLE};
 use super::{needs_foreground, nothing_to_send, refuse, Ctx, Element};
-use crate::atspi::connection::Caller;
 use crate::atspi::{component, state as st, text, Obj};
 use crate::x11::window::Activation;
 use deliver::{deliver_held, events_only_within, exclusive, failed, record, watch_app};
@@ -306,9 +305,8 @@ pub(crate) async fn type_text(
     }
     let typed: String = text_in.chars().filter(|c| *c != '\r').collect();
     let n = typed.chars().count() as i32;
-    let c = &ctx.caller;
     let mut candidates = focus_candidates(ctx, el, &went_to(w.as_ref()));
-    let mut found = typed_before_caret(c, &candidates, &typed).await;
+    let mut found = typed_before_caret(ctx, &candidates, &typed).await;
     // Lines typed with Return are read back where they went (below), not before one caret.
     let retry = match found {
         Some((_, read, _)) => !read,
@@ -320,7 +318,7 @@ pub(crate) async fn type_text(
         // more settle, and look again where the events now say.
         w.quiet(SETTLE).await;
         candidates = focus_candidates(ctx, el, &went_to(Some(&*w)));
-        found = typed_before_caret(c, &candidates, &typed).await;
+        found = typed_before_caret(ctx, &candidates, &typed).await;
     }
     debug!(
         candidates = candidates.len(),
@@ -394,16 +392,17 @@ fn went_to(w: Option<&verify::Watch<'_>>) -> Vec<Obj> {
 /// and a caret (a focused element without them, Calc's active cell while its editor takes the
 /// keys, is not where they went).
 async fn typed_before_caret(
-    c: &Caller,
+    ctx: &Ctx<'_>,
     candidates: &[Obj],
     typed: &str,
 ) -> Option<(Obj, bool, i32)> {
+    let c = &ctx.caller;
     let n = typed.chars().count() as i32;
     for o in candidates {
         let Ok(Some(now)) = verify::read(c, o).await else {
             continue;
         };
-        if !now.states.has(st::FOCUSED) {
+        if !now.states.has(st::FOCUSED) || !ctx.att.memo.has_text(c, o).await {
             continue;
         }
         let Some(caret) = text::caret_offset(c, o).await.ok().filter(|&k| k >= 0) else {
@@ -450,6 +449,9 @@ async fn read_back_lines(
     let first_len = first.chars().count() as i32;
     let mut first_in = None;
     for o in typed_into.iter().chain(sources) {
+        if !ctx.att.memo.has_text(c, o).await {
+            continue;
+        }
         let Ok(count) = text::character_count(c, o).await else {
             continue;
         };
@@ -471,7 +473,7 @@ async fn read_back_lines(
             let Ok(Some(now)) = verify::read(c, o).await else {
                 continue;
             };
-            if !now.states.has(st::FOCUSED) {
+            if !now.states.has(st::FOCUSED) || !ctx.att.memo.has_text(c, o).await {
                 continue;
             }
             let Ok(caret) = text::caret_offset(c, o).await else {

@@ -36,6 +36,7 @@ mod deliver;
 mod keyboard;
 mod landing;
 mod menu;
+mod nested;
 mod pointer;
 mod press;
 mod select;

@@ -158,35 +158,51 @@ async fn press_live(
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
     if runs_dialogs_inside_action(ctx, el, &l) {
-        let why = "GTK 3 runs a menu item's dialog inside its action call, which would block the app's accessibility until the dialog closed";
+        let why = "GTK 3 runs a button's or menu item's handler inside its action call, and a dialog it runs would block the app's accessibility until it closed";
         super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(why)).await;
-        if let Some(note) = opened.note() {
-            let how = r.delivery.detail.take().unwrap_or_default();
-            r.delivery.detail = Some(format!("{how} {note}"));
-        }
+        note_opened(r, opened);
         return;
     }
-    let watch = do_named_action(ctx, r, el, &l, PRESS, "press").await;
+    let acted = do_named_action(ctx, r, el, &l, PRESS, "press").await;
+    note_opened(r, opened);
+    match acted {
+        Acted::Watch(mut w) => {
+            observe_effect(ctx, r, el, &l.reading, &mut w, Reached::Action).await;
+        }
+        Acted::Nested(n) if n.recovered && !ctx.headless && l.reading.states.has(st::SHOWING) => {
+            // The dialog was closed again and the app answers: open it as a person would.
+            let why = format!(
+                "its action ran the modal window \"{}\" inside the call (closed again, the app answering)",
+                n.title
+            );
+            r.error = None;
+            super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(&why))
+                .await;
+        }
+        Acted::Nested(_) | Acted::Settled => {}
+    }
+}
+
+fn note_opened(r: &mut StepReport, opened: &super::menu::Opened) {
     if let Some(note) = opened.note() {
         let how = r.delivery.detail.take().unwrap_or_default();
         r.delivery.detail = Some(format!("{how} {note}"));
     }
-    if let Some(mut w) = watch {
-        observe_effect(ctx, r, el, &l.reading, &mut w, Reached::Action).await;
-    }
 }
 
 /// Whether pressing `el` through its action could hang its app, and a click can be sent
-/// instead: a GTK 3 menu item on screen, with input allowed. GTK 3 activates a menu item inside
-/// the `DoAction` call, so an item that opens a modal dialog (Thunar's "Create Folder…",
-/// xfce4-terminal's "Save Contents…") runs the dialog's loop inside it: the app answers no
-/// accessibility call until the dialog closes, and a key pressed meanwhile freezes it for
-/// good. A click opens the dialog as a person's would. Under headless the action is the only
-/// way: an item named with an ellipsis is refused then (`opens_a_dialog_inside_action`).
+/// instead: a GTK 3 button (tool bar and header bar buttons are buttons) or menu item on
+/// screen, with input allowed. GTK 3 runs the control's handler inside the `DoAction` call,
+/// whatever its name, so a handler that runs a modal dialog (mousepad's tool bar Save, Thunar's
+/// "Create Folder…") runs the dialog's loop inside it: the app answers no accessibility call
+/// until the dialog closes, and a key pressed meanwhile freezes it for good (`nested.rs`). A
+/// click opens the dialog as a person's would. Where the action is sent (headless, or another
+/// control), a dialog run inside the call is closed again (`nested.rs`), and under headless an
+/// item named with an ellipsis is refused before (`opens_a_dialog_inside_action`).
 fn runs_dialogs_inside_action(ctx: &Ctx<'_>, el: &Element<'_>, l: &Live) -> bool {
     ctx.toolkit() == crate::roots::Toolkit::Gtk3
         && !ctx.headless
-        && super::menu::is_menu_item(el.node.role)
+        && (super::menu::is_menu_item(el.node.role) || el.node.role == Role::Button)
         && l.reading.states.has(st::SHOWING)
 }
 
@@ -202,7 +218,8 @@ fn opens_a_dialog_inside_action(ctx: &Ctx<'_>, el: &Element<'_>) -> bool {
 /// Does the first action of `names` that the element offers, watching its app. When it offers
 /// none, nothing was sent, so clicking its centre is a safe first attempt (`what` names the
 /// missing action in the report). The watch comes back when an action was delivered and its
-/// effect is to be verified; `None` when the step is settled (clicked instead, or failed).
+/// effect is to be verified; a modal window the app ran inside the call is closed again and
+/// recorded as the step's failure (`nested.rs`).
 async fn do_named_action<'c>(
     ctx: &'c Ctx<'_>,
     r: &mut StepReport,
@@ -210,15 +227,58 @@ async fn do_named_action<'c>(
     l: &Live,
     names: &[&str],
     what: &str,
-) -> Option<Watch<'c>> {
+) -> Acted<'c> {
     let Some((index, name)) = pick_action(&l.actions, names) else {
         let why = format!("it offers no {what} action");
         super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(&why)).await;
-        return None;
+        return Acted::Settled;
     };
+    let before = super::windows_now(ctx).await.unwrap_or_default();
     let w = ctx.watch(&el.obj.bus).await;
     let result = action::do_action(&ctx.caller, &el.obj, index).await;
-    record_action(r, &name, result).then_some(w)
+    if !record_action(r, &name, result) {
+        return Acted::Settled;
+    }
+    match super::nested::end_nested_loop(ctx, &el.obj.bus, &before).await {
+        None => Acted::Watch(w),
+        Some(n) => {
+            record_nested(ctx, r, el, &n);
+            Acted::Nested(n)
+        }
+    }
+}
+
+/// What an action call came to: its effect to verify, a modal window it ran inside the call
+/// (closed again, `nested.rs`), or a step already settled (clicked instead, or failed).
+enum Acted<'c> {
+    Watch(Watch<'c>),
+    Nested(super::nested::Nested),
+    Settled,
+}
+
+/// The step's failure after its action ran a modal window inside the call: delivered (the
+/// handler ran, and its dialog was cancelled), with what to do instead.
+fn record_nested(ctx: &Ctx<'_>, r: &mut StepReport, el: &Element<'_>, n: &super::nested::Nested) {
+    let ran = format!(
+        "{}'s action ran the modal window \"{}\" inside the action call (the toolkit runs the control's handler inside it): the app answers no accessibility call while that window is open, and a key pressed into it freezes the app for good",
+        el.r, n.title
+    );
+    let e = if n.recovered {
+        let code = if ctx.headless {
+            ErrorCode::ForegroundRequired
+        } else {
+            ErrorCode::NotSupported
+        };
+        Error::new(code, format!("{ran}; so it was closed again (as its Cancel would), and the app answers"))
+            .with_hint("Press it with headless: false: it is then clicked, as a person would, and its dialog opens without blocking the app.")
+    } else {
+        Error::new(
+            ErrorCode::AppUnresponsive,
+            format!("{ran}; it was asked to close, and the app has not answered since"),
+        )
+        .with_hint("Send no keys to the app; close the window with close_root, then look again.")
+    };
+    r.error = Some(e.delivered(Delivery::Delivered));
 }
 
 /// How a step reached its element: an action called on it, whose every reaction is its
@@ -449,7 +509,7 @@ pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef
     if !enabled_soon(ctx, &el, &mut l).await {
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
-    let Some(mut w) = do_named_action(ctx, r, &el, &l, TOGGLE, "toggle").await else {
+    let Acted::Watch(mut w) = do_named_action(ctx, r, &el, &l, TOGGLE, "toggle").await else {
         return;
     };
     let c = &ctx.caller;
@@ -515,7 +575,7 @@ pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRe
         return nothing_to_send(r, format!("{e} was already {word}"));
     }
     let names = if want { EXPAND } else { COLLAPSE };
-    let Some(mut w) = do_named_action(ctx, r, &el, &l, names, "expand").await else {
+    let Acted::Watch(mut w) = do_named_action(ctx, r, &el, &l, names, "expand").await else {
         return;
     };
     let c = &ctx.caller;

@@ -23,9 +23,13 @@ pub(crate) struct TextMark {
 }
 
 impl TextMark {
-    /// Reads `o`'s mark; `None` when it has no text to read.
+    /// Reads `o`'s mark; `None` when it has no text to read (no `Text` interface: nothing is
+    /// asked of it).
     pub(crate) async fn read(ctx: &Ctx<'_>, o: &Obj) -> Option<TextMark> {
         let c = &ctx.caller;
+        if !ctx.att.memo.has_text(c, o).await {
+            return None;
+        }
         let (head, caret, selection) = tokio::join!(
             text::head(c, o, HEAD),
             text::caret_offset(c, o),

@@ -14,7 +14,7 @@
 //! | `Accessible.GetState` | `au` (2 words) | bit n = `ATSPI_STATE_*` n |
 //! | `Component.GetExtents(u)` | `(iiii)` | GTK4 answers window-relative even for screen (0) |
 //! | `Text.GetText(ii)` | `s` | offsets in characters; -1 end = to the end |
-//! | `Action.GetActions` | `a(sss)` | localized name, description, key binding (Chromium: empty names); `GetName(i)` gives the name |
+//! | `Action.GetActions` | `a(sss)` | never sent: kills Gecko apps (at-spi2-atk marshals strings Gecko already freed); names are `NActions` + `GetName(i)` |
 //! | `Action.DoAction(i)` | `b` | at-spi2-atk replies before running the action; GTK 4 too |
 //! | `EditableText.InsertText(isi)` | `b` | length in UTF-8 bytes (GTK); caret moves past the insert |
 //! | `EditableText.SetTextContents(s)` | `b` | GTK 3 leaves the caret at 0 |
