@@ -37,6 +37,7 @@ from mcp.client.stdio import stdio_client
 
 PAGE = b"""<!doctype html><title>Upload check</title>
 <p><label for="f">Attachment</label> <input id="f" type="file"></p><p id="out">no file</p>
+<p><a href="/report.txt" download>Download report</a></p>
 <script>
 document.getElementById('f').addEventListener('change', async e => {
   const f = e.target.files[0];
@@ -52,6 +53,13 @@ class Uploads(http.server.BaseHTTPRequestHandler):
     received = []
 
     def do_GET(self):
+        if self.path == "/report.txt":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Disposition", "attachment; filename=report.txt")
+            self.end_headers()
+            self.wfile.write(b"report bytes\n")
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()
@@ -158,6 +166,19 @@ async def declared_roots(exe, base, url, check):
                   f"an upload inside the roots works: {text_of(r)[:400]}")
             check(await wait_received(1) and Uploads.received[-1][1] == b"inside bytes\n",
                   f"the server received the file inside: {Uploads.received}")
+            # A download lands inside the roots: in downloads/ under the first.
+            r = await s.call_tool("observe_ui", {"root": page.root, "mode": "semantic"})
+            sid = r.structured_content["stateId"]
+            r = await s.call_tool("search_ui", {"stateId": sid, "text": "Download report"})
+            link = r.structured_content["matches"][0]["ref"]
+            r = await s.call_tool("act_ui", {"stateId": sid, "actions": [{"action": "press", "ref": link}]})
+            got = os.path.join(root, "downloads", "report.txt")
+            for _ in range(50):
+                if os.path.exists(got):
+                    break
+                await asyncio.sleep(0.1)
+            check(os.path.exists(got) and open(got, "rb").read() == b"report bytes\n",
+                  f"the download landed in downloads/ under the root: {text_of(r)[:400]}")
 
             r = await s.call_tool("navigate_browser", {"root": page.root, "url": f"file://{out}/page.html"})
             refused(check, r, "a file:// page outside the roots")
