@@ -253,6 +253,15 @@ async def no_roots_and_the_flag(exe, base, url, out, outside, check):
             pdf = os.path.join(out, "flag.pdf")
             r = await s.call_tool("save_pdf", {"root": page.root, "path": pdf})
             check(not r.is_error and os.path.exists(pdf), f"the flag lets save_pdf write outside: {text_of(r)[:300]}")
+            os.makedirs(os.path.join(out, "dl"), exist_ok=True)
+            await s.call_tool("navigate_browser", {"root": page.root, "url": url})
+            state = os.path.join(out, "flag-state.json")
+            r = await s.call_tool("save_browser_state", {"root": page.root, "path": state})
+            check(not r.is_error and os.path.exists(state), f"the flag lets save_browser_state write outside: {text_of(r)[:300]}")
+            r = await s.call_tool("launch_browser", {"url": url, "headless": True, "storageState": state,
+                                                     "downloadsDir": os.path.join(out, "dl")})
+            check(not r.is_error,
+                  f"the flag lets launch_browser read state and download outside: {text_of(r)[:300]}")
 
     # `uidriver call` keeps its own working directory as its root.
     def call(tool, args, cwd):
