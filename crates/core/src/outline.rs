@@ -391,14 +391,16 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
     // Forced nodes go first so a deep focused element is never starved by a wide top level.
     let mut forced_order: Vec<usize> = forced.iter().copied().collect();
     forced_order.sort_unstable();
-    let hard_cap = opts.max_lines * 2;
+    // The budget is the caller's promise: the forced path is spent from it too.
+    let hard_cap = opts.max_lines;
     // Cells made of cells are one line each, unless the way to a forced node goes through one.
     let whole = |i: usize| !forced.contains(&i) && composite_cell_name(state, i).is_some();
     for &f in &forced_order {
         let (kids, hidden) = display_children(state, f, opts.show_hidden);
         // Half of what is left (but a handful at least), so the forced path cannot eat the
         // whole budget and still shows its neighbourhood.
-        let room = (opts.max_lines.saturating_sub(lines) / 2).max(5);
+        let left = opts.max_lines.saturating_sub(lines);
+        let room = (left / 2).max(left.min(5));
         let shown = pick_children(&kids, &forced, room, opts);
         let cost = unfold_cost(kids.len(), shown.len(), hidden);
         if lines + cost <= hard_cap {
@@ -577,5 +579,40 @@ mod tests {
             (4, "label \"π\""),
         ];
         assert_lines(&s, &want);
+    }
+
+    #[test]
+    fn a_deep_focused_element_never_takes_the_outline_past_its_budget() {
+        // A window of 6 panels, each with 4 buttons; the focused text sits 6 levels down.
+        let mut spec = vec![(Role::Window, "w", None)];
+        for _ in 0..6 {
+            spec.push((Role::Pane, "", Some(0)));
+            let at = spec.len() - 1;
+            for _ in 0..4 {
+                spec.push((Role::Button, "b", Some(at)));
+            }
+
+        }
+        let mut parent = 1;
+        for _ in 0..6 {
+            spec.push((Role::Pane, "", Some(parent)));
+            parent = spec.len() - 1;
+        }
+        spec.push((Role::Text, "deep", Some(parent)));
+        let mut nodes = tree(&spec);
+        let last = nodes.len() - 1;
+        nodes[last].states = Evidence::Known(crate::StateSet::EMPTY.with(StateFlag::Focused));
+        let s = crate::store::tests::state_of(nodes);
+        for budget in [3, 5, 8, 40] {
+            let opts = OutlineOptions {
+                max_lines: budget,
+                ..OutlineOptions::default()
+            };
+            let o = render_outline(&s, 0, &opts);
+            assert!(o.lines <= budget, "budget {budget}: {} lines\n{}", o.lines, o.text);
+        }
+        // With room enough, the way to the focused element is shown.
+        let o = render_outline(&s, 0, &OutlineOptions::default());
+        assert!(o.text.contains("text \"deep\""), "{}", o.text);
     }
 }
