@@ -39,6 +39,99 @@ fn same_unnamed(prev: &crate::model::Node, node: &crate::model::Node) -> bool {
     }
 }
 
+/// The previous node `i` is by its place: the root, or under its parent's match the first
+/// unmatched node of its role and name (an unnamed one only as `same_unnamed` allows).
+fn structural(
+    prev: &State,
+    snap: &Snapshot,
+    matched: &[Option<usize>],
+    used: &[bool],
+    i: usize,
+) -> Option<usize> {
+    let pnodes = &prev.snapshot.nodes;
+    let node = &snap.nodes[i];
+    match node.parent {
+        None => (!used[0] && !pnodes.is_empty() && pnodes[0].role == node.role).then_some(0),
+        Some(p) => matched[p].and_then(|pj| {
+            pnodes[pj].children.iter().copied().find(|&c| {
+                !used[c]
+                    && pnodes[c].role == node.role
+                    && pnodes[c].name.text() == node.name.text()
+                    && (node.name.text().is_some() || same_unnamed(&pnodes[c], node))
+            })
+        }),
+    }
+}
+
+/// The names inside a node, in order (at most 8): what an unnamed row or cell shows.
+fn content(nodes: &[crate::model::Node], i: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut todo: Vec<usize> = nodes[i].children.iter().rev().copied().collect();
+    while let Some(k) = todo.pop() {
+        if let Some(t) = nodes[k].name.text() {
+            out.push(t);
+            if out.len() == 8 {
+                break;
+            }
+        }
+        todo.extend(nodes[k].children.iter().rev().copied());
+    }
+    out
+}
+
+/// The previous node an unnamed, unmatched node `i` is, when its handle changed but it is
+/// the same element: under its parent's match, of its role, unnamed and unmatched, holding
+/// the same names (a row of "file07.log" is not a row of "file21.log": a row scrolled by is
+/// another row); an empty leaf (a blank cell, an icon) only between neighbours that matched
+/// the candidate's own neighbours, or as the only child of its parent's match, so a blank
+/// cell never takes the ref of another row's.
+fn same_by_content(
+    prev: &State,
+    snap: &Snapshot,
+    matched: &[Option<usize>],
+    used: &[bool],
+    i: usize,
+) -> Option<usize> {
+    let (pnodes, nodes) = (&prev.snapshot.nodes, &snap.nodes);
+    let node = &nodes[i];
+    if node.name.text().is_some() || node.handle.is_empty() {
+        return None;
+    }
+    let p = node.parent?;
+    let pj = matched[p]?;
+    let held = content(nodes, i);
+    let fits = |c: usize| {
+        !used[c]
+            && pnodes[c].role == node.role
+            && pnodes[c].name.text().is_none()
+            && content(pnodes, c) == held
+    };
+    if !held.is_empty() {
+        return pnodes[pj].children.iter().copied().find(|&c| fits(c));
+    }
+    // An empty leaf: its neighbours decide.
+    let kids = &nodes[p].children;
+    let at = kids.iter().position(|&k| k == i)?;
+    let pkids = &pnodes[pj].children;
+    let left = at.checked_sub(1).map(|a| kids[a]);
+    let right = kids.get(at + 1).copied();
+    let via = |nb: Option<usize>, step: isize| -> Option<Option<usize>> {
+        let Some(nb) = nb else { return Some(None) };
+        let j = matched[nb]?;
+        let pos = pkids.iter().position(|&k| k == j)? as isize + step;
+        pkids.get(usize::try_from(pos).ok()?).copied().map(Some)
+    };
+    let (from_left, from_right) = (via(left, 1)?, via(right, -1)?);
+    let c = match (from_left, from_right) {
+        (Some(a), Some(b)) if a == b => a,
+        (Some(a), None) | (None, Some(a)) => a,
+        // The only child of the same parent, before and after (an icon in its own box).
+        (None, None) if pkids.len() == 1 => pkids[0],
+        _ => return None,
+    };
+    (fits(c) && pnodes[c].children.is_empty() && node.children.is_empty()).then_some(c)
+}
+
 /// Assigns refs to `snap`, carrying over those of `prev` where identity matches.
 pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
     let n = snap.nodes.len();
@@ -74,24 +167,25 @@ pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
     }
     // Pass 2: structural, under a matched parent (pre-order guarantees parents come first).
     for i in 0..n {
-        if matched[i].is_some() {
-            continue;
+        if matched[i].is_none() {
+            if let Some(j) = structural(prev, snap, &matched, &used, i) {
+                used[j] = true;
+                matched[i] = Some(j);
+            }
         }
-        let node = &snap.nodes[i];
-        let candidate = match node.parent {
-            None => (!used[0] && !pnodes.is_empty() && pnodes[0].role == node.role).then_some(0),
-            Some(p) => matched[p].and_then(|pj| {
-                pnodes[pj].children.iter().copied().find(|&c| {
-                    !used[c]
-                        && pnodes[c].role == node.role
-                        && pnodes[c].name.text() == node.name.text()
-                        && (node.name.text().is_some() || same_unnamed(&pnodes[c], node))
-                })
-            }),
-        };
-        if let Some(j) = candidate {
-            used[j] = true;
-            matched[i] = Some(j);
+    }
+    // Pass 3: unnamed nodes whose handles changed (toolkits that make new objects for a
+    // view's cells on every read: Qt's item views, GTK's file chooser places) keep their refs
+    // when what they hold says they are the same, or, for empty leaves, their neighbours do;
+    // what such a node holds is then matched under it as in pass 2.
+    for i in 0..n {
+        if matched[i].is_none() {
+            let found = structural(prev, snap, &matched, &used, i)
+                .or_else(|| same_by_content(prev, snap, &matched, &used, i));
+            if let Some(j) = found {
+                used[j] = true;
+                matched[i] = Some(j);
+            }
         }
     }
 
@@ -182,5 +276,71 @@ mod tests {
             crate::store::tests::state_of(strip(row_list(&[("/334", "file07.log")])).nodes);
         let refs = assign_refs(Some(&before), &strip(row_list(&[("/414", "file07.log")]))).refs;
         assert_eq!(refs[1], before.refs[1]);
+    }
+
+    /// A table of (name, handle) cells under one tree; "" is a blank cell.
+    fn cells(list: &[(&str, &str)]) -> crate::model::Snapshot {
+        use crate::model::{Evidence, Node};
+        use crate::vocab::Role;
+        let mut nodes = vec![Node {
+            role: Role::Tree,
+            handle: ":1.3:/tree".into(),
+            name: Evidence::Known("Files".into()),
+            ..Node::default()
+        }];
+        for (name, handle) in list {
+            let i = nodes.len();
+            nodes[0].children.push(i);
+            nodes.push(Node {
+                role: Role::Cell,
+                handle: format!(":1.3:{handle}"),
+                name: if name.is_empty() {
+                    Evidence::Absent
+                } else {
+                    Evidence::Known((*name).into())
+                },
+                parent: Some(0),
+                ..Node::default()
+            });
+        }
+        crate::model::Snapshot {
+            nodes,
+            complete: true,
+            ..crate::model::Snapshot::default()
+        }
+    }
+
+    /// Issue 29.9: Qt makes new objects for an item view's cells on every read, so its blank
+    /// cells (a folder's size) were removed and added again in every diff. A blank cell between
+    /// neighbours that kept their refs is the same cell; one whose neighbours changed is not.
+    #[test]
+    fn a_blank_cell_between_cells_that_kept_their_refs_keeps_its_own() {
+        let before = crate::store::tests::state_of(
+            cells(&[
+                ("home", "/1"),
+                ("", "/2"),
+                ("Folder", "/3"),
+                ("runtime", "/4"),
+                ("", "/5"),
+            ])
+            .nodes,
+        );
+        let after = cells(&[
+            ("home", "/11"),
+            ("", "/12"),
+            ("Folder", "/13"),
+            ("runtime", "/14"),
+            ("", "/15"),
+        ]);
+        let refs = assign_refs(Some(&before), &after).refs;
+        assert_eq!(refs, before.refs, "every cell is the same cell");
+        // Scrolled: the blank cell's neighbours are other cells, so it is another cell.
+        let scrolled = cells(&[("etc", "/21"), ("", "/22"), ("Folder", "/23")]);
+        let refs = assign_refs(Some(&before), &scrolled).refs;
+        assert_ne!(refs[2], before.refs[2], "a blank cell of another row");
+        // An icon alone in its box (GTK's file chooser places) is the box's icon.
+        let before = crate::store::tests::state_of(cells(&[("", "/1")]).nodes);
+        let refs = assign_refs(Some(&before), &cells(&[("", "/9")])).refs;
+        assert_eq!(refs, before.refs);
     }
 }

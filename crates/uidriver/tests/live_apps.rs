@@ -2213,3 +2213,96 @@ fn chromium_bold_runs_are_read_over_atspi() {
         },
     );
 }
+
+/// The lines of a diff that add or remove an element (`+ @e…`, `- @e…`).
+fn added_or_removed(res: &ToolResult) -> Vec<String> {
+    res.text
+        .lines()
+        .filter(|l| l.starts_with("+ @") || l.starts_with("- @"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The changes section of an act's text: every line after "changes in".
+fn changed_lines(res: &ToolResult) -> Vec<String> {
+    res.text
+        .lines()
+        .skip_while(|l| !l.starts_with("changes in"))
+        .skip(1)
+        .filter(|l| l.starts_with(['+', '-', '~']))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 29.9: a diff lists only what changed. Qt makes new objects for an item view's cells on
+/// every read, so FeatherPad's Open dialog removed and added its blank Size cells in every
+/// diff; GTK 3's file chooser makes new icons for its places, 8 lines after a `select` of the
+/// file type. Unnamed nodes whose handles changed keep their refs when what they hold, or
+/// their neighbours, say they are the same element (`identity.rs`). Each act's diff must be
+/// the one line of the element it changed, whose new value the app's own field reads back.
+#[test]
+fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
+    live(
+        "diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs",
+        240,
+        &["featherpad", "mousepad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            // Qt 5: FeatherPad's Open dialog, moved to a folder of folders (blank Size cells).
+            let app = d.launch(&["featherpad"]).await;
+            let main = root_of(svc, app.pid, "").await;
+            let s = observe(svc, &main).await;
+            act(svc, &s, json!([{ "action": "keypress", "keys": "ctrl+o" }]), json!({})).await;
+            let dialog = root_of(svc, app.pid, "Open").await;
+            let s = observe(svc, &dialog).await;
+            let up = one(svc, &s, json!({ "text": "Parent Directory", "role": "button" })).await;
+            let res = act(svc, &s, json!([{ "action": "press", "ref": r(&up) }]), json!({})).await;
+            let mut s = successor(&res);
+            let name = one(svc, &s, json!({ "text": "File name", "role": "text" })).await;
+            assert!(
+                !search(svc, &s, json!({ "role": "cell" })).await.is_empty(),
+                "the folder shows cells"
+            );
+            for (i, text) in ["a", "b"].iter().enumerate() {
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "typeText", "ref": r(&name), "text": text }]),
+                    json!({}),
+                )
+                .await;
+                assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+                assert!(added_or_removed(&res).is_empty(), "typing {i}: {}", res.text);
+                assert_eq!(changed_lines(&res).len(), 1, "{}", res.text);
+                s = successor(&res);
+            }
+            let field = one(svc, &s, json!({ "text": "File name", "role": "text" })).await;
+            assert_eq!(field["value"], "ab", "{field}");
+
+            // GTK 3: mousepad's Open dialog, its file type chosen twice.
+            let app = d.launch(&["mousepad"]).await;
+            let main = root_of(svc, app.pid, "Mousepad").await;
+            let s = observe(svc, &main).await;
+            act(svc, &s, json!([{ "action": "keypress", "keys": "ctrl+o" }]), json!({})).await;
+            let dialog = root_of(svc, app.pid, "Open File").await;
+            let mut s = observe(svc, &dialog).await;
+            for kind in ["All Files", "Text Files"] {
+                let combo = one(svc, &s, json!({ "text": "Files", "role": "combo-box" })).await;
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "select", "ref": r(&combo), "value": kind }]),
+                    json!({}),
+                )
+                .await;
+                assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+                assert!(added_or_removed(&res).is_empty(), "{kind}: {}", res.text);
+                assert_eq!(changed_lines(&res).len(), 1, "{}", res.text);
+                s = successor(&res);
+                let now = one(svc, &s, json!({ "text": kind, "role": "combo-box" })).await;
+                assert_eq!(now["name"], kind, "{now}");
+            }
+        },
+    );
+}
