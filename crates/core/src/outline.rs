@@ -591,7 +591,6 @@ mod tests {
             for _ in 0..4 {
                 spec.push((Role::Button, "b", Some(at)));
             }
-
         }
         let mut parent = 1;
         for _ in 0..6 {
@@ -609,7 +608,12 @@ mod tests {
                 ..OutlineOptions::default()
             };
             let o = render_outline(&s, 0, &opts);
-            assert!(o.lines <= budget, "budget {budget}: {} lines\n{}", o.lines, o.text);
+            assert!(
+                o.lines <= budget,
+                "budget {budget}: {} lines\n{}",
+                o.lines,
+                o.text
+            );
         }
         // With room enough, the way to the focused element is shown.
         let o = render_outline(&s, 0, &OutlineOptions::default());
