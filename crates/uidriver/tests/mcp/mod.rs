@@ -32,8 +32,8 @@ pub struct Session {
 const EXE: &str = env!("CARGO_BIN_EXE_uidriver");
 
 impl Session {
-    /// Starts `uidriver mcp` with only `env` (a sandbox's, or none) plus `PATH`, and
-    /// initializes the session.
+    /// Starts `uidriver mcp` with only `env` (a sandbox's, or none) plus `PATH`, in the temp
+    /// dir (its file root), and initializes the session.
     pub async fn start(env: &[(String, String)]) -> Session {
         static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -44,8 +44,10 @@ impl Session {
         env.push(("PATH".into(), std::env::var("PATH").unwrap_or_default()));
         env.push(("UIDRIVER_SOCKET".into(), path(&dir.join("daemon.sock"))));
         env.push(("XDG_STATE_HOME".into(), path(&dir.join("state"))));
+        // Its working directory is its file root: the temp dir, where the tests' pages are.
         let mut child = Command::new(EXE)
             .arg("mcp")
+            .current_dir(std::env::temp_dir())
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
