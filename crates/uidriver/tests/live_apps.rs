@@ -2306,3 +2306,92 @@ fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
         },
     );
 }
+
+/// The roots of `pid` that are dialogs, as find_roots lists them now (titles).
+async fn dialog_titles(svc: &Service, pid: u32) -> Vec<String> {
+    let v = ok(svc, "find_roots", json!({ "pid": pid })).await;
+    v["roots"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["kind"] == "dialog")
+        .filter_map(|r| r["title"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Issue 29.2 and 29.11: Qt dialogs that a press opens or closes are reported. Qt runs a
+/// dialog's loop inside the Press action call (`QDialog::exec`) and serves the bus meanwhile,
+/// so the call answers only when the dialog closes: the press was `unknown`
+/// (`app_unresponsive`); it is `worked`, with the dialog a new root, when the app answers and a
+/// new modal window of its own is shown. And Qt's Press animates a click, holding the button
+/// down about 100 ms first: a dialog's Close was `worked` on `pressed: no → yes` while the
+/// dialog was still up, and no root closed; a push button held down is the press on its way,
+/// not its effect. Two dialogs of FeatherPad, each opened by a tool bar button and closed by
+/// its own button; find_roots is the independent record.
+#[test]
+fn qt5_dialogs_a_press_opens_and_closes_are_reported() {
+    live(
+        "qt5_dialogs_a_press_opens_and_closes_are_reported",
+        240,
+        &["featherpad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let app = d.launch(&["featherpad"]).await;
+            let main = root_of(svc, app.pid, "").await;
+            for (opener, title, closer) in [
+                ("Open", "Open file", "Cancel"),
+                ("Save/Restore Session", "Session Manager", "Close"),
+            ] {
+                let s = observe(svc, &main).await;
+                let button = one(svc, &s, json!({ "text": opener, "role": "button" })).await;
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "press", "ref": r(&button) }]),
+                    json!({}),
+                )
+                .await;
+                assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+                let new_roots = &res.structured["rootChanges"]["opened"];
+                assert!(
+                    new_roots.to_string().contains(title),
+                    "{title} is a new root: {}",
+                    res.text
+                );
+                assert!(
+                    dialog_titles(svc, app.pid)
+                        .await
+                        .iter()
+                        .any(|t| t.contains(title)),
+                    "find_roots lists {title}"
+                );
+                let dialog = root_of(svc, app.pid, title).await;
+                let s = observe(svc, &dialog).await;
+                let close = one(svc, &s, json!({ "text": closer, "role": "button" })).await;
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "press", "ref": r(&close) }]),
+                    json!({}),
+                )
+                .await;
+                assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+                assert!(!res.text.contains("pressed: no → yes"), "{}", res.text);
+                assert!(
+                    res.text.contains("target_closed") || res.text.contains("- root"),
+                    "{title} closed: {}",
+                    res.text
+                );
+                assert!(
+                    !dialog_titles(svc, app.pid)
+                        .await
+                        .iter()
+                        .any(|t| t.contains(title)),
+                    "find_roots no longer lists {title}"
+                );
+            }
+            assert_running(app.pid, "the dialogs");
+        },
+    );
+}

@@ -75,6 +75,17 @@ pub(crate) async fn end_nested_loop(ctx: &Ctx<'_>, bus: &str, before: &[u32]) ->
     Some(Nested { title, recovered })
 }
 
+/// After an action call on an object of `bus` that was not answered in time: the title of a
+/// new modal window of the app, when the app answers other calls meanwhile. Qt runs a
+/// dialog's loop inside the action call (`QDialog::exec`) and keeps serving the bus, so the
+/// call answers only when the dialog closes: the action ran, and the dialog can be read.
+pub(crate) async fn waits_on_window(ctx: &Ctx<'_>, bus: &str, before: &[u32]) -> Option<String> {
+    if !answers(ctx, bus, ANSWER).await {
+        return None;
+    }
+    new_modal_window(ctx, before).await.map(|(_, title)| title)
+}
+
 /// Whether the app on `bus` answers one call within `within` (its root's role). A call left
 /// unanswered only queues in the app: it is not input, and nothing is harmed by it.
 async fn answers(ctx: &Ctx<'_>, bus: &str, within: Duration) -> bool {

@@ -11,7 +11,7 @@ use uidriver_core::{Delivery, ElementRef, Error, ErrorCode, Role, StepReport};
 
 use super::deliver::Send;
 use super::landing::{Landing, Scope};
-use super::verify::{self, difference, Reading, Watch, QUIET, SETTLE};
+use super::verify::{self, Reading, Watch, QUIET, SETTLE};
 use super::{
     live, needs_foreground, nothing_to_send, pick_action, refuse, Ctx, Element, Live, RefAim,
 };
@@ -236,7 +236,21 @@ async fn do_named_action<'c>(
     let before = super::windows_now(ctx).await.unwrap_or_default();
     let w = ctx.watch(&el.obj.bus).await;
     let result = action::do_action(&ctx.caller, &el.obj, index).await;
+    let unanswered = matches!(&result, Err(e) if e.is_unresponsive());
     if !record_action(r, &name, result) {
+        if unanswered {
+            if let Some(title) = super::nested::waits_on_window(ctx, &el.obj.bus, &before).await
+            {
+                // Qt runs the dialog's loop inside the action call and serves the bus
+                // meanwhile: the call answers when the dialog closes. The action ran.
+                r.error = None;
+                r.delivery.delivered = Delivery::Delivered;
+                r.delivery.detail = Some(format!(
+                    "{name:?} (its answer waits for the window \"{title}\" it opened, whose loop runs inside the call; the app answers meanwhile)"
+                ));
+                return Acted::Watch(w);
+            }
+        }
         return Acted::Settled;
     }
     match super::nested::end_nested_loop(ctx, &el.obj.bus, &before).await {
@@ -329,10 +343,12 @@ pub(crate) async fn observe_effect(
         Changed(String),
     }
     let c = &ctx.caller;
+    let push_button = el.node.role == Role::Button;
     let check = || async {
         match verify::read(c, &el.obj).await {
             Ok(None) => Some(Seen::Gone),
-            Ok(Some(now)) => difference(before, &now).map(Seen::Changed),
+            Ok(Some(now)) => verify::lasting_difference(before, &now, push_button)
+                .map(Seen::Changed),
             Err(_) => None,
         }
     };

@@ -108,6 +108,22 @@ pub(crate) async fn read(c: &Caller, o: &Obj) -> Result<Option<Reading>, LinuxEr
     }
 }
 
+/// What differs that lasts: a push button held down (`pressed` set on a button that was not
+/// pressed) is the press on its way, not its effect: Qt's Press action animates a click,
+/// holding the button down about 100 ms before it clicks (a dialog's Cancel closes it then).
+pub(crate) fn lasting_difference(
+    before: &Reading,
+    after: &Reading,
+    push_button: bool,
+) -> Option<String> {
+    if push_button && !before.states.has(st::PRESSED) && after.states.has(st::PRESSED) {
+        let mut held = after.clone();
+        held.states = crate::atspi::States(after.states.0 & !(1u64 << st::PRESSED));
+        return difference(before, &held);
+    }
+    difference(before, after)
+}
+
 /// What differs between two readings, in words (`checked: no → yes`), or `None`.
 pub(crate) fn difference(before: &Reading, after: &Reading) -> Option<String> {
     let mut parts = Vec::new();
