@@ -147,6 +147,11 @@ pub(crate) async fn state(
     call(conn, bus, path, ACCESSIBLE_IFACE, "GetState", &()).await
 }
 
+/// `org.a11y.atspi.Accessible.GetRole` of `(bus, path)`.
+pub(crate) async fn role(conn: &Connection, bus: &str, path: &str) -> Result<u32, SandboxError> {
+    call(conn, bus, path, ACCESSIBLE_IFACE, "GetRole", &()).await
+}
+
 /// True if bit `bit` is set in an AT-SPI state set.
 pub(crate) fn has_state(words: &[u32], bit: u32) -> bool {
     let (word, shift) = ((bit / 32) as usize, bit % 32);

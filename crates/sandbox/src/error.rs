@@ -99,6 +99,13 @@ pub enum SandboxError {
         /// What was seen last (registered or not, number of windows).
         detail: String,
     },
+    /// Apps the sandbox started are dead or do not answer (`Sandbox::apps_answer`): each
+    /// named with its pid and the tail of its log.
+    #[error("apps stopped answering:\n{report}")]
+    AppsNotAnswering {
+        /// One paragraph per dead or frozen app.
+        report: String,
+    },
     /// An argument was unusable (empty argv, socket path too long, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -19,6 +19,7 @@
 //! `export K='V'` lines), `*.log` (one per component / app), `session-bus` (socket),
 //! `runtime/` (`XDG_RUNTIME_DIR`, 0700) and `home/` (private `HOME` and XDG base dirs).
 
+mod answers;
 mod config;
 mod dbus;
 mod error;
@@ -31,6 +32,7 @@ mod stop;
 pub mod testing;
 mod x11;
 
+pub use answers::{AppAnswer, Verdict, ANSWER_WITHIN, LOG_TAIL_LINES};
 pub use config::SandboxConfig;
 pub use error::SandboxError;
 pub use manifest::{Manifest, ProcessRecord, ENV_FILE, MANIFEST_FILE, MANIFEST_FORMAT};

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, info, warn};
 
+use crate::answers::log_tail;
 use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
 use crate::{dbus, procfs, roles, x11, SandboxConfig, SandboxError};
@@ -22,6 +23,8 @@ use crate::{
     STATE_DIR_PREFIX,
 };
 
+/// Lines of a component's log quoted when it fails to start.
+const STARTUP_LOG_LINES: usize = 15;
 /// Display numbers tried after `display_min`.
 const DISPLAY_TRIES: u32 = 100;
 /// Poll interval while waiting for a component.
@@ -81,6 +84,9 @@ pub struct Sandbox {
     stop_on_drop: bool,
     keep_state_dir: bool,
     finished: bool,
+    /// The live-test harness's check of the apps, run once before stopping.
+    #[cfg(feature = "testing")]
+    before_stop: crate::testing::StopHook,
 }
 
 impl Sandbox {
@@ -122,6 +128,8 @@ impl Sandbox {
             stop_on_drop: true,
             keep_state_dir: false,
             finished: false,
+            #[cfg(feature = "testing")]
+            before_stop: Default::default(),
         };
         match sb.boot(&cfg, &bins) {
             Ok(()) => {
@@ -153,6 +161,8 @@ impl Sandbox {
             stop_on_drop: false,
             keep_state_dir: false,
             finished: false,
+            #[cfg(feature = "testing")]
+            before_stop: Default::default(),
         })
     }
 
@@ -319,7 +329,17 @@ impl Sandbox {
         self.state_dir.clone()
     }
 
+    /// Runs `check` once, just before this sandbox stops (on `stop` or drop).
+    #[cfg(feature = "testing")]
+    pub(crate) fn before_stop(&self, check: Box<dyn FnOnce(&Sandbox) + Send>) {
+        self.before_stop.set(check);
+    }
+
     fn stop_now(&mut self) -> StopReport {
+        #[cfg(feature = "testing")]
+        if let Some(check) = self.before_stop.take() {
+            check(self);
+        }
         let m = self.lock_manifest().clone();
         let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
         stop::stop_all(&m, &mut children, self.keep_state_dir)
@@ -462,7 +482,7 @@ impl Sandbox {
                     return Ok(n);
                 }
                 if !procfs::alive(pid) {
-                    let tail = log_tail(&self.state_dir.join(log));
+                    let tail = log_tail(&self.state_dir.join(log), STARTUP_LOG_LINES);
                     self.forget(pid);
                     let lost_race = [
                         "already active",
@@ -667,7 +687,7 @@ impl Sandbox {
             return Err(SandboxError::ComponentDied {
                 component: what.to_string(),
                 pid,
-                log_tail: log_tail(&log),
+                log_tail: log_tail(&log, STARTUP_LOG_LINES),
                 log,
             });
         }
@@ -1033,13 +1053,6 @@ fn dbus_escape(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// The last lines of a log file (for error messages).
-fn log_tail(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(15)..].join("\n")
 }
 
 #[cfg(test)]

@@ -1206,6 +1206,7 @@ fn close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one()
             let root = root_of(svc, app.pid, "Mousepad").await;
             let win = window_of(svc, app.pid, &root).await;
             assert!(client_windows(&display).contains(&win));
+            d.let_go(app.pid); // closing its only window ends mousepad
             let res = call(svc, "close_root", json!({ "root": root })).await;
             eprintln!("--- close_root\n{}", res.text);
             assert!(!res.is_error, "{}", res.text);
@@ -1236,6 +1237,7 @@ fn close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one()
             )
             .await;
             assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            d.let_go(app.pid); // its window goes once the dialog is answered
             let res = call(svc, "close_root", json!({ "root": root })).await;
             eprintln!("--- close_root\n{}", res.text);
             assert!(!res.is_error, "{}", res.text);

@@ -237,6 +237,8 @@ fn one_mcp_session_survives_the_x_server_restarting() {
             assert!(shot["stateId"].is_string(), "{shot}");
             let daemon = s.daemon_pid().expect("the daemon's pid");
 
+            // Its apps die with their display: let go on purpose.
+            uidriver_sandbox::testing::let_go(pad);
             let sb2 = sb.clone();
             let killed = blocking(move || sb2.kill(Component::XServer))
                 .await

@@ -147,6 +147,7 @@ fn killed_app_mid_walk_is_target_closed() {
                 };
                 // Kill a third of the way into a typical observation.
                 tokio::time::sleep(Duration::from_secs_f64(walk_ms / 3000.0)).await;
+                tracker.let_go(pid); // killed on purpose
                 signal(pid, "KILL");
                 let killed_at = t0.elapsed();
                 let (r, took) = obs.await.expect("observation task must not panic");

@@ -1,6 +1,9 @@
 //! The desk every end-to-end live test of the Linux backend works at: a private desktop
 //! (uidriver-sandbox), a `Service` over it, and the calls an agent makes, each asserting that
-//! the tool answered. Each test binary uses part of it.
+//! the tool answered. Each test binary uses part of it. After every call that acts (a tool not
+//! marked read-only), every app the test started must still answer
+//! (`uidriver_sandbox::testing::apps_answer`); a test that stops, kills or closes an app on
+//! purpose says so first with [`Desk::let_go`].
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -12,7 +15,7 @@ use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::Backend;
 use uidriver_sandbox::testing::Tracker;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult};
+use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult, TOOLS};
 
 /// A private desktop and a service over it.
 pub struct Desk {
@@ -62,6 +65,12 @@ impl Desk {
         App { pid }
     }
 
+    /// Says the test stops, kills or closes the app `pid` on purpose: checks after each act
+    /// and at the end of the test leave it out.
+    pub fn let_go(&self, pid: u32) {
+        uidriver_sandbox::testing::let_go(pid);
+    }
+
     pub fn command(&self, prog: &str) -> std::process::Command {
         let mut c = std::process::Command::new(prog);
         c.env_clear();
@@ -83,8 +92,23 @@ pub async fn service(sb: &Sandbox) -> Service {
     )
 }
 
+/// One tool call; after one that acts, checks that every app the test started still answers.
 pub async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
-    svc.call(tool, args).await
+    let res = svc.call(tool, args).await;
+    if acts(tool) {
+        tokio::task::spawn_blocking(uidriver_sandbox::testing::apps_answer)
+            .await
+            .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
+    }
+    res
+}
+
+/// Whether `tool` may change an app (its annotations do not say read-only).
+fn acts(tool: &str) -> bool {
+    TOOLS
+        .iter()
+        .find(|t| t.name == tool)
+        .is_some_and(|t| t.annotations()["readOnlyHint"] != Value::Bool(true))
 }
 
 pub async fn ok(svc: &Service, tool: &str, args: Value) -> Value {
