@@ -74,9 +74,10 @@ impl Service {
         (listed, issues)
     }
 
-    /// The listed roots of the app showing `info`: of its backend, and of its lane or its
-    /// process (so pages of one browser count together: a popup of a page is a root of its
-    /// app).
+    /// The listed roots of the app showing `info`: of its backend, and of its lane, its
+    /// process or a process it started (so pages of one browser count together: a popup of a
+    /// page is a root of its app; and a dialog of GIMP's export plug-in, a child process, is a
+    /// root of GIMP's).
     pub(crate) async fn app_roots(&self, info: &RootInfo, deadline: Deadline) -> Vec<Listed> {
         let (listed, _) = self.list_roots(deadline).await;
         listed
@@ -84,7 +85,11 @@ impl Service {
             .filter(|l| {
                 l.info.backend == info.backend
                     && (l.info.resource == info.resource
-                        || (info.pid.is_some() && l.info.pid == info.pid))
+                        || info.pid.is_some_and(|app| {
+                            l.info.pid.is_some_and(|p| {
+                                p == app || uidriver_procfs::is_self_or_ancestor(app, p)
+                            })
+                        }))
             })
             .collect()
     }

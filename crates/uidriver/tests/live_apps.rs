@@ -2395,3 +2395,59 @@ fn qt5_dialogs_a_press_opens_and_closes_are_reported() {
         },
     );
 }
+
+/// Issue 29.11: a dialog shown by another process of the app (GIMP's PNG export plug-in) was
+/// no `+ root` of the act that opened it: an app's roots are those of its lane, its process,
+/// and now the processes it started. The fixture's button starts `zenity --question`; the
+/// press reports its dialog as a new root, and find_roots (the independent record) lists it
+/// with the child's pid. A press on its "No" closes it, reported as closed.
+#[test]
+fn a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it() {
+    live(
+        "a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it",
+        180,
+        &["zenity"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let fixture = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/fixtures/spawner_app.py"
+            );
+            let app = d.launch(&["/usr/bin/python3", fixture]).await;
+            let main = root_of(svc, app.pid, "Spawner").await;
+            let s = observe(svc, &main).await;
+            let ask = one(svc, &s, json!({ "text": "Ask", "role": "button" })).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": r(&ask) }]),
+                json!({}),
+            )
+            .await;
+            // The step itself may stay `unknown`: the child maps its window after the press's
+            // settle, and the app sends no event of its own.
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let new_roots = res.structured["rootChanges"]["opened"].to_string();
+            assert!(new_roots.contains("Proceed?"), "{}", res.text);
+            let v = ok(svc, "find_roots", json!({ "text": "Proceed?" })).await;
+            let child = v["roots"][0]["pid"].as_u64().expect("the dialog's pid") as u32;
+            assert_ne!(child, app.pid, "the dialog is another process's: {v}");
+            let dialog = v["roots"][0]["ref"].as_str().expect("ref").to_string();
+            let s = observe(svc, &dialog).await;
+            let no = one(svc, &s, json!({ "text": "No", "role": "button" })).await;
+            d.let_go(child);
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": r(&no) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let v = ok(svc, "find_roots", json!({ "text": "Proceed?" })).await;
+            assert_eq!(v["roots"].as_array().map(Vec::len), Some(0), "{v}");
+            assert_running(app.pid, "the dialog of its child");
+        },
+    );
+}

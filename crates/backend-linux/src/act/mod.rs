@@ -212,13 +212,28 @@ async fn window_change_of(ctx: &Ctx<'_>, before: &[u32], new_too: bool) -> Optio
             d.windows
                 .iter()
                 .filter(|_| new_too)
-                .find(|w| pid.is_some() && w.pid == pid && !w.hidden && !before.contains(&w.id))
-                .map(|w| format!("a new window of the app opened (0x{:x})", w.id))
+                .find(|w| of_app(pid, w.pid) && !w.hidden && !before.contains(&w.id))
+                .map(|w| match w.pid {
+                    Some(p) if Some(p) != pid => format!(
+                        "a new window of a process the app started opened (0x{:x}, pid {p})",
+                        w.id
+                    ),
+                    _ => format!("a new window of the app opened (0x{:x})", w.id),
+                })
         })
     })
     .await
     .ok()
     .flatten()
+}
+
+/// Whether a window of process `window` belongs to the app of process `app`: its own, or of a
+/// process it started (GIMP's export plug-ins, a dialog the app runs with zenity).
+fn of_app(app: Option<u32>, window: Option<u32>) -> bool {
+    match (app, window) {
+        (Some(a), Some(w)) => a == w || crate::procfs::is_self_or_ancestor(a, w),
+        _ => false,
+    }
 }
 
 /// The managed windows now (for [`window_change`] after a step).
@@ -241,7 +256,7 @@ async fn await_new_window(ctx: &Ctx<'_>, before: &[u32]) {
                 crate::x11::ewmh::desktop(c).map(|d| {
                     d.windows
                         .iter()
-                        .any(|w| w.pid == Some(pid) && !w.hidden && !before.contains(&w.id))
+                        .any(|w| of_app(Some(pid), w.pid) && !w.hidden && !before.contains(&w.id))
                 })
             })
             .await
