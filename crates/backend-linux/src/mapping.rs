@@ -475,7 +475,9 @@ pub(crate) fn capabilities(
     if s.has(st::FOCUSABLE) {
         c.insert(Capability::Focus);
     }
-    if ifaces.has(Ifaces::TEXT) {
+    // A password field has Text, but its text is never read: it does not offer what
+    // read_text refuses.
+    if ifaces.has(Ifaces::TEXT) && role != Role::PasswordText {
         c.insert(Capability::ReadText);
     }
     if has_box {
@@ -551,6 +553,14 @@ mod tests {
         assert!(s.contains(StateFlag::Expanded) && !s.contains(StateFlag::Collapsed));
         assert!(s.contains(StateFlag::Disabled) && !s.contains(StateFlag::Hidden));
         assert!(map_states(bits(&[st::SHOWING]), role::PASSWORD_TEXT).contains(StateFlag::Password));
+    }
+
+    #[test]
+    fn a_password_field_does_not_offer_its_text() {
+        let ifaces = Ifaces::from_names(&["org.a11y.atspi.Text", "org.a11y.atspi.EditableText"]);
+        let s = States(1 << st::EDITABLE);
+        let c = capabilities(Role::PasswordText, s, ifaces, &[], true);
+        assert!(!c.contains(Capability::ReadText) && c.contains(Capability::SetText));
     }
 
     #[test]

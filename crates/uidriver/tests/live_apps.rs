@@ -2451,3 +2451,45 @@ fn a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it() {
         },
     );
 }
+
+/// Issue 29.5: errors and capabilities are honest. `read_text` on an element without text
+/// answered `internal: D-Bus … Get failed`; it is `not_supported`, naming the element and what
+/// it offers (GTK 3 and Qt 5 buttons). A password field has the Text interface, but its text is
+/// never read, so `inspect_ui` no longer lists `read-text` for it (zenity's password dialog,
+/// GTK 3), and `read_text` refuses it.
+#[test]
+fn read_text_without_text_and_password_capabilities_are_honest() {
+    live(
+        "read_text_without_text_and_password_capabilities_are_honest",
+        240,
+        &["mousepad", "featherpad", "zenity"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            for (argv, title, button) in [
+                (vec!["mousepad"], "Mousepad", "File"),
+                (vec!["featherpad"], "", "Open"),
+            ] {
+                let app = d.launch(&argv).await;
+                let root = root_of(svc, app.pid, title).await;
+                let s = observe(svc, &root).await;
+                let b = search(svc, &s, json!({ "text": button })).await;
+                let b = b.first().unwrap_or_else(|| panic!("no {button} in {argv:?}"));
+                let res = call(svc, "read_text", json!({ "stateId": s, "ref": r(b) })).await;
+                let e = &res.structured["error"];
+                assert_eq!(e["code"], "not_supported", "{argv:?}: {}", res.text);
+                assert!(res.text.contains("it offers:"), "{argv:?}: {}", res.text);
+            }
+            let app = d.launch(&["zenity", "--password", "--title", "Vault"]).await;
+            let root = root_of(svc, app.pid, "Vault").await;
+            let s = observe(svc, &root).await;
+            let field = one(svc, &s, json!({ "role": "password-text" })).await;
+            let node = inspect(svc, &s, &r(&field)).await;
+            let caps = node["capabilities"].to_string();
+            assert!(!caps.contains("read-text"), "{node}");
+            assert!(caps.contains("set-text"), "{node}");
+            let res = call(svc, "read_text", json!({ "stateId": s, "ref": r(&field) })).await;
+            assert_eq!(res.structured["error"]["code"], "not_supported", "{}", res.text);
+        },
+    );
+}

@@ -85,6 +85,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         (Err(e), Some(v)) if e.code == uidriver_core::ErrorCode::NotSupported => {
             slice_of(v, start, end)
         }
+        (Err(e), None) if e.code == uidriver_core::ErrorCode::NotSupported => {
+            return Err(no_text(a.target, node, e))
+        }
         (Err(e), _) => return Err(e),
     };
     let more = slice.end < slice.total;
@@ -120,4 +123,20 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
 
 fn slice_of(v: &str, start: u32, end: u32) -> TextSlice {
     TextSlice::of(v, start, end)
+}
+
+/// `not_supported` for an element with no text to read, naming what it offers instead.
+fn no_text(target: ElementRef, node: &uidriver_core::Node, e: Error) -> Error {
+    let offers: Vec<&str> = node.caps.iter().map(|c| c.as_str()).collect();
+    let offers = if offers.is_empty() {
+        "nothing".to_string()
+    } else {
+        offers.join(", ")
+    };
+    Error::unsupported(format!(
+        "{target} ({}) has no text to read ({}); it offers: {offers}",
+        node.role.as_str(),
+        e.message.trim_end_matches('.')
+    ))
+    .with_hint("Its name and value are in the outline; inspect_ui shows what it offers. Text lives in text, paragraph, document and terminal elements.")
 }
