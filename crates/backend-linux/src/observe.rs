@@ -545,8 +545,22 @@ impl Walk {
         let seek = req.seek.clone();
         pending.push(
             async move {
-                // A small table lists all its children in one call (headers and
-                // all); a big one is read over its visible window.
+                // The cache gives a container that manages its descendants no child count
+                // (-1 from at-spi2-atk): ask the app, so a list of 48 rows is not taken for a
+                // sheet of 2^31 cells.
+                let count = match count {
+                    n if n >= 0 || !managed => n,
+                    _ => match accessible::props(c, &obj, known.reads).await {
+                        Ok(p) => p.child_count,
+                        Err(e) if e.is_app_gone() || e.is_unresponsive() => {
+                            return Done::Children(n, None, Err(e))
+                        }
+                        Err(_) => -1,
+                    },
+                };
+                // A table whose children fit under the cap lists them all in one call
+                // (headers and all), read whole and searchable; only one too big to read
+                // (Calc's 2^31 cells, a list of 5,000 rows) is read over its visible window.
                 let big = count < 0 || count as usize > max_children;
                 if managed && is_table && big {
                     let r =
@@ -734,12 +748,13 @@ impl Walk {
             ));
         }
         let out = assemble(self.nodes);
+        // Complete only when no node the outline shows was cut: a truncation line ("✂ 21
+        // children off screen") under a `complete` header contradicted itself. A hidden
+        // node's truncation (a closed menu not read) is not shown and does not count.
         let complete = self.cut.is_none()
-            && out.iter().all(|n| {
-                n.truncated
-                    .as_ref()
-                    .is_none_or(|t| matches!(t.reason.as_str(), "offscreen" | "scroll" | "hidden"))
-            });
+            && out
+                .iter()
+                .all(|n| n.truncated.is_none() || n.has_state(uidriver_core::StateFlag::Hidden));
         (out, complete)
     }
 }
@@ -937,19 +952,12 @@ async fn managed_children(
         });
     }
     if count <= max_children {
-        // Small enough to list in one call; keep the showing ones.
+        // Small enough to list in one call: every child is kept, the ones off screen as
+        // hidden (Qt clears `SHOWING` on rows scrolled out of a list; GTK 3 keeps it on every
+        // cell), so nothing is left unread and a search reaches them all. Leaving them out
+        // said "expand_ui reads them" while expand_ui applied the same filter.
         let (_, all) = children(c, obj, known).await?;
-        let total = all.kids.len();
-        let kids: Vec<Described> = all
-            .kids
-            .into_iter()
-            .filter(|d| d.states.has(state::SHOWING))
-            .collect();
-        let skipped = (total - kids.len()) as u32;
-        return Ok(Kids {
-            kids,
-            skipped: (skipped > 0).then_some((skipped, "offscreen")),
-        });
+        return Ok(all);
     }
     let start = first_visible_index(c, obj).await.unwrap_or(0);
     let mut kids = Vec::new();
@@ -1578,6 +1586,57 @@ mod tests {
         );
         assert_eq!(attach(&mut nodes, &mut placed, 1, vec![d("/b")]), 1);
         assert!(nodes[1].children.is_empty());
+    }
+
+    /// Gecko keeps `SHOWING` on the items of a closed menu while the menu says only
+    /// `VISIBLE`: nothing inside a node that is not on screen is on screen.
+    #[test]
+    fn a_showing_item_of_a_closed_menu_is_hidden() {
+        const MENU: u32 = 33;
+        const MENU_ITEM: u32 = 35;
+        let visible = 1 << state::VISIBLE;
+        let showing = (1 << state::SHOWING) | visible;
+        let nodes = vec![
+            raw(
+                "/w",
+                role::FRAME,
+                showing,
+                Ifaces::default(),
+                (None, vec![1, 3]),
+            ),
+            raw(
+                "/file",
+                MENU,
+                visible,
+                Ifaces::default(),
+                (Some(0), vec![2]),
+            ),
+            raw(
+                "/new",
+                MENU_ITEM,
+                1 << state::SHOWING,
+                Ifaces::default(),
+                (Some(1), vec![]),
+            ),
+            raw(
+                "/ok",
+                MENU_ITEM,
+                showing,
+                Ifaces::default(),
+                (Some(0), vec![4]),
+            ),
+            // Showing without being visible (Gecko's closed menu under a showing menu bar).
+            raw(
+                "/stale",
+                MENU_ITEM,
+                1 << state::SHOWING,
+                Ifaces::default(),
+                (Some(3), vec![]),
+            ),
+        ];
+        let out = assemble(nodes);
+        let hidden: Vec<bool> = out.iter().map(|n| n.has_state(StateFlag::Hidden)).collect();
+        assert_eq!(hidden, [false, true, true, false, true]);
     }
 
     #[test]

@@ -2214,6 +2214,286 @@ fn chromium_bold_runs_are_read_over_atspi() {
     );
 }
 
+/// A loopback HTTP server for form tests: `GET` answers `page`, a `POST` is recorded (its body,
+/// URL-decoded pairs) and answered with `done`, a page of its own. The record is the
+/// independent witness of what a browser submitted.
+struct FormServer {
+    url: String,
+    posts: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FormServer {
+    fn start(page: &'static str, done: &'static str) -> FormServer {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/", listener.local_addr().expect("addr"));
+        let posts: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+        let record = posts.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { continue };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let head_end = loop {
+                    match conn.read(&mut chunk) {
+                        Ok(0) | Err(_) => break None,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                    if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break Some(i + 4);
+                    }
+                };
+                let Some(head_end) = head_end else { continue };
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                let len = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse::<usize>().ok())
+                            .flatten()
+                    })
+                    .unwrap_or(0);
+                while buf.len() < head_end + len {
+                    match conn.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let (status, body) = if head.starts_with("POST ") {
+                    let body = String::from_utf8_lossy(&buf[head_end..]).to_string();
+                    record.lock().unwrap().push(body);
+                    // A server that takes a moment: the old page stays up meanwhile.
+                    std::thread::sleep(std::time::Duration::from_millis(1500));
+                    ("200 OK", done)
+                } else if head.starts_with("GET / ") {
+                    ("200 OK", page)
+                } else {
+                    ("404 Not Found", "")
+                };
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        FormServer { url, posts }
+    }
+
+    /// The pairs of the last recorded POST, URL-decoded.
+    fn last_post(&self) -> Vec<(String, String)> {
+        let posts = self.posts.lock().unwrap();
+        let Some(body) = posts.last() else {
+            return Vec::new();
+        };
+        let decode = |s: &str| {
+            let s = s.replace('+', " ");
+            let b = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'%' && i + 2 < b.len() {
+                    if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                        out.push(v);
+                        i += 3;
+                        continue;
+                    }
+                }
+                out.push(b[i]);
+                i += 1;
+            }
+            String::from_utf8_lossy(&out).to_string()
+        };
+        body.split('&')
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| (decode(k), decode(v)))
+            .collect()
+    }
+}
+
+/// The order form the form tests fill: a field with text in it, an empty one, a `<select>` and
+/// a submit button; the server answers a POST with a page of its own.
+const ORDER_FORM: &str = "<!doctype html><html><head><title>Order Form</title></head><body>\
+<h1>Order</h1><form method=post action=/submit>\
+<p><label for=who>Customer name</label> <input id=who name=who value=\"Old Name\"></p>\
+<p><label for=city>Delivery city</label> <input id=city name=city></p>\
+<p><label for=size>Parcel size</label> <select id=size name=size>\
+<option value=s>Small</option><option value=m>Medium</option><option value=l>Large</option></select></p>\
+<p><button type=submit>Submit order</button></p></form></body></html>";
+const ORDER_DONE: &str = "<!doctype html><html><head><title>Order Saved</title></head><body>\
+<h1>Receipt</h1><p>Your order number is 4711.</p></body></html>";
+
+/// Fills [`ORDER_FORM`] in a browser read over AT-SPI and submits it with an `expect` on the
+/// next page's text: the field with text replaced by `typeText` after ctrl+a (item B), the empty
+/// field by `setText` (B), the `<select>` by `select` (C), the submit press's `expect` and a
+/// `wait_for` on the next page (A); the server's record of the POST says what was submitted.
+async fn fill_and_submit_order_form(svc: &Service, root: &str, pid: u32, server: &FormServer) {
+    let who = json!({ "text": "Customer name", "role": "text" });
+    let s = look_until_found_within(svc, root, who.clone(), 30).await;
+    let field = one(svc, &s, who).await;
+    let res = act(
+        svc,
+        &s,
+        json!([
+            { "action": "keypress", "ref": r(&field), "keys": "ctrl+a" },
+            { "action": "typeText", "ref": r(&field), "text": "Ada Lovelace" }
+        ]),
+        json!({}),
+    )
+    .await;
+    let mut failed = Vec::new();
+    if step_outcomes(&res) != ["worked", "worked"] {
+        failed.push(format!("typeText over the selected text: {}", res.text));
+    }
+    let s = observe(svc, root).await;
+    let city = one(svc, &s, json!({ "text": "Delivery city", "role": "text" })).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "setText", "ref": r(&city), "text": "Edinburgh" }]),
+        json!({}),
+    )
+    .await;
+    if step_outcomes(&res) != ["worked"] {
+        failed.push(format!("setText: {}", res.text));
+    }
+    let s = observe(svc, root).await;
+    let size = one(
+        svc,
+        &s,
+        json!({ "text": "Parcel size", "role": "combo-box" }),
+    )
+    .await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "select", "ref": r(&size), "value": "Large" }]),
+        json!({}),
+    )
+    .await;
+    if step_outcomes(&res) != ["worked"] {
+        failed.push(format!("select: {}", res.text));
+    }
+    let s = observe(svc, root).await;
+    let submit = one(svc, &s, json!({ "text": "Submit order", "role": "button" })).await;
+    let res = act(
+        svc,
+        &s,
+        json!([{ "action": "press", "ref": r(&submit) }]),
+        json!({ "expect": { "text": "order number is 4711", "timeoutMs": 10000 } }),
+    )
+    .await;
+    if res.structured["expect"]["verdict"] != "verified" || res.structured["outcome"] != "worked" {
+        failed.push(format!("press with expect: {}", res.text));
+    }
+    let waited = call(
+        svc,
+        "wait_for",
+        json!({ "root": root, "text": "order number is 4711", "timeoutMs": 5000 }),
+    )
+    .await;
+    if waited.is_error || waited.structured["met"] != true {
+        failed.push(format!("wait_for: {}", waited.text));
+    }
+    let got = server.last_post();
+    eprintln!("the server got {got:?}");
+    let want = [
+        ("who", "Ada Lovelace"),
+        ("city", "Edinburgh"),
+        ("size", "l"),
+    ]
+    .map(|(k, v)| (k.to_string(), v.to_string()));
+    if got != want {
+        failed.push(format!("the server's record of the POST: {got:?}"));
+    }
+    assert_running(pid, "the form");
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
+/// Firefox ESR's profile for tests: no first-run pages, no telemetry, no default-browser check.
+fn firefox_profile(dir: &std::path::Path) -> std::path::PathBuf {
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).expect("profile dir");
+    std::fs::write(
+        profile.join("user.js"),
+        concat!(
+            "user_pref(\"browser.aboutwelcome.enabled\", false);\n",
+            "user_pref(\"browser.startup.homepage_override.mstone\", \"ignore\");\n",
+            "user_pref(\"datareporting.policy.dataSubmissionEnabled\", false);\n",
+            "user_pref(\"toolkit.telemetry.reportingpolicy.firstRun\", false);\n",
+            "user_pref(\"browser.shell.checkDefaultBrowser\", false);\n",
+        ),
+    )
+    .expect("user.js");
+    profile
+}
+
+/// Issue "tell the truth in applications no test has seen", items A, B and C on Gecko: a form
+/// in Firefox ESR filled and submitted over AT-SPI (see [`fill_and_submit_order_form`]).
+#[test]
+fn firefox_esr_form_is_filled_selected_and_submitted_with_expect() {
+    live(
+        "firefox_esr_form_is_filled_selected_and_submitted_with_expect",
+        300,
+        &["firefox-esr"],
+        |t| async move {
+            let server = FormServer::start(ORDER_FORM, ORDER_DONE);
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = firefox_profile(&dir);
+            let app = d
+                .launch(&[
+                    "firefox-esr",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                    &server.url,
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Order Form").await;
+            fill_and_submit_order_form(svc, &root, app.pid, &server).await;
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// The same form in Chromium read over AT-SPI (`--force-renderer-accessibility`): the rules of
+/// items A, B and C on a second toolkit.
+#[test]
+fn chromium_form_is_filled_selected_and_submitted_with_expect() {
+    live(
+        "chromium_form_is_filled_selected_and_submitted_with_expect",
+        300,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let server = FormServer::start(ORDER_FORM, ORDER_DONE);
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = format!("--user-data-dir={}", dir.join("profile").display());
+            let app = d
+                .launch(&[
+                    "/usr/lib/chromium/chromium",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--force-renderer-accessibility",
+                    &profile,
+                    &server.url,
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Order Form").await;
+            fill_and_submit_order_form(svc, &root, app.pid, &server).await;
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
 /// The lines of a diff that add or remove an element (`+ @e…`, `- @e…`).
 fn added_or_removed(res: &ToolResult) -> Vec<String> {
     res.text
@@ -2253,11 +2533,28 @@ fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
             let app = d.launch(&["featherpad"]).await;
             let main = root_of(svc, app.pid, "").await;
             let s = observe(svc, &main).await;
-            act(svc, &s, json!([{ "action": "keypress", "keys": "ctrl+o" }]), json!({})).await;
+            act(
+                svc,
+                &s,
+                json!([{ "action": "keypress", "keys": "ctrl+o" }]),
+                json!({}),
+            )
+            .await;
             let dialog = root_of(svc, app.pid, "Open").await;
             let s = observe(svc, &dialog).await;
-            let up = one(svc, &s, json!({ "text": "Parent Directory", "role": "button" })).await;
-            let res = act(svc, &s, json!([{ "action": "press", "ref": r(&up) }]), json!({})).await;
+            let up = one(
+                svc,
+                &s,
+                json!({ "text": "Parent Directory", "role": "button" }),
+            )
+            .await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": r(&up) }]),
+                json!({}),
+            )
+            .await;
             let mut s = successor(&res);
             let name = one(svc, &s, json!({ "text": "File name", "role": "text" })).await;
             assert!(
@@ -2273,7 +2570,11 @@ fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
                 )
                 .await;
                 assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
-                assert!(added_or_removed(&res).is_empty(), "typing {i}: {}", res.text);
+                assert!(
+                    added_or_removed(&res).is_empty(),
+                    "typing {i}: {}",
+                    res.text
+                );
                 assert_eq!(changed_lines(&res).len(), 1, "{}", res.text);
                 s = successor(&res);
             }
@@ -2284,7 +2585,13 @@ fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
             let app = d.launch(&["mousepad"]).await;
             let main = root_of(svc, app.pid, "Mousepad").await;
             let s = observe(svc, &main).await;
-            act(svc, &s, json!([{ "action": "keypress", "keys": "ctrl+o" }]), json!({})).await;
+            act(
+                svc,
+                &s,
+                json!([{ "action": "keypress", "keys": "ctrl+o" }]),
+                json!({}),
+            )
+            .await;
             let dialog = root_of(svc, app.pid, "Open File").await;
             let mut s = observe(svc, &dialog).await;
             for kind in ["All Files", "Text Files"] {
@@ -2303,6 +2610,318 @@ fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
                 let now = one(svc, &s, json!({ "text": kind, "role": "combo-box" })).await;
                 assert_eq!(now["name"], kind, "{now}");
             }
+        },
+    );
+}
+
+/// A look never says `complete` while it prints a truncation line (`✂`).
+fn assert_complete_only_without_cuts(look: &ToolResult) {
+    let cut = look.text.contains('✂');
+    assert_eq!(
+        look.structured["complete"].as_bool(),
+        Some(!cut),
+        "complete with a cut, or partial without one:\n{}",
+        look.text
+    );
+}
+
+/// "Tell the truth in applications no test has seen", item 1: a GTK 3 tree view of 48 rows (it
+/// manages its descendants, and GTK marks every cell `SHOWING`, on screen or not) was read over its
+/// visible window like Calc's 2^31 cells, because the cache gives such a container no child
+/// count: the look read rows 1–16, said `complete` while printing "✂ 93 children off screen",
+/// and a search found no later row. The app is asked its count; a list under the cap is read
+/// whole. GTK's own visible range (the fixture writes it) shows row 48 is off screen; the look
+/// is complete, without a cut, and row 48's cells are found, 96 cells in all (48 × 2).
+#[test]
+fn a_gtk3_list_of_48_rows_is_read_whole_and_searchable() {
+    live(
+        "a_gtk3_list_of_48_rows_is_read_whole_and_searchable",
+        180,
+        &["/usr/bin/python3"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let visible = tempdir().join("visible.txt");
+            let fixture = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/fixtures/big_list_app.py"
+            );
+            let app = d
+                .launch(&["/usr/bin/python3", fixture, visible.to_str().unwrap(), "48"])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Big list").await;
+            settled(svc, app.pid).await;
+            let t0 = Instant::now();
+            let last_shown: u32 = loop {
+                let s = std::fs::read_to_string(&visible).unwrap_or_default();
+                if let Some(l) = s.split_whitespace().nth(1).and_then(|x| x.parse().ok()) {
+                    break l;
+                }
+                assert!(t0.elapsed() < Duration::from_secs(10), "GTK wrote {s:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            };
+            assert!(last_shown < 48, "GTK shows rows up to {last_shown}");
+            let look = call(svc, "observe_ui", json!({ "root": root })).await;
+            assert!(!look.is_error, "{}", look.text);
+            assert_complete_only_without_cuts(&look);
+            assert_eq!(look.structured["complete"], true, "{}", look.text);
+            let s0 = look.structured["stateId"].as_str().unwrap().to_string();
+            for text in ["Item 48", "144"] {
+                let m = one(svc, &s0, json!({ "text": text, "role": "cell" })).await;
+                assert_eq!(m["name"], text, "{m}");
+            }
+            let cells = ok(
+                svc,
+                "search_ui",
+                json!({ "stateId": s0, "role": "cell", "ocrFallback": false }),
+            )
+            .await;
+            assert_eq!(cells["total"], 96, "every cell read: {cells}");
+            assert_running(app.pid, "the look and the searches");
+        },
+    );
+}
+
+/// Items 1, 2 and 4 on Qt 5 (FeatherPad): its Preferences' shortcut table (40 rows) lists all its
+/// cells but marks those scrolled out of view neither `SHOWING` nor `VISIBLE`. The look left
+/// them out and printed "✂ 91 children not read (offscreen; expand_ui reads them)", and
+/// expand_ui printed it again. Now they are read, as hidden (off screen), with no cut: a search
+/// with `includeHidden` finds the last row's "Wrap Lines" marked hidden, and once the app
+/// scrolls to its end (ctrl+End) the same cell is found on screen. A closed menu's item
+/// ("Preferences" under Options) is hidden too.
+#[test]
+fn a_qt5_table_is_read_whole_with_rows_off_screen_hidden() {
+    live(
+        "a_qt5_table_is_read_whole_with_rows_off_screen_hidden",
+        240,
+        &["featherpad"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let file = dir.join("notes.txt");
+            std::fs::write(&file, "first line\n").expect("file");
+            let app = d
+                .launch(&["featherpad", file.to_str().expect("utf-8 path")])
+                .await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "notes").await;
+            let (s, item) = menu_item(svc, &root, "Preferences").await;
+            let m = inspect(svc, &s, &item).await;
+            assert!(
+                states(&m).contains(&"hidden".to_string()),
+                "an item of a closed menu: {m}"
+            );
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "press", "ref": item }]),
+                json!({}),
+            )
+            .await;
+            assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
+            let prefs = root_of(svc, app.pid, "Preferences").await;
+            let s =
+                look_until_found(svc, &prefs, json!({ "text": "Shortcuts", "role": "tab" })).await;
+            let tab = one(svc, &s, json!({ "text": "Shortcuts", "role": "tab" })).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "click", "ref": r(&tab) }]),
+                json!({ "headless": false }),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let cell = json!({ "text": "Wrap Lines", "role": "cell" });
+            let hidden_cell =
+                json!({ "text": "Wrap Lines", "role": "cell", "includeHidden": true });
+            let s =
+                look_until_found(svc, &prefs, json!({ "text": "Ctrl+I", "role": "cell" })).await;
+            let look = call(svc, "observe_ui", json!({ "root": prefs })).await;
+            assert!(!look.is_error, "{}", look.text);
+            assert_complete_only_without_cuts(&look);
+            assert!(!look.text.contains("not read (offscreen"), "{}", look.text);
+            let s1 = look.structured["stateId"].as_str().unwrap().to_string();
+            assert!(
+                search(svc, &s1, cell.clone()).await.is_empty(),
+                "off screen"
+            );
+            let far = one(svc, &s1, hidden_cell.clone()).await;
+            assert!(states(&far).contains(&"hidden".to_string()), "{far}");
+            let table = one(svc, &s1, json!({ "role": "table" })).await;
+            let expanded = call(svc, "expand_ui", json!({ "stateId": s1, "ref": r(&table) })).await;
+            assert!(!expanded.is_error, "{}", expanded.text);
+            assert!(!expanded.text.contains('✂'), "{}", expanded.text);
+            // The app scrolls its table to the end: the same cell is now on screen.
+            let first = one(svc, &s, json!({ "text": "Ctrl+I", "role": "cell" })).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "click", "ref": r(&first) },
+                       { "action": "keypress", "keys": "ctrl+End" }]),
+                json!({ "headless": false }),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let s2 = look_until_found(svc, &prefs, cell.clone()).await;
+            let near = one(svc, &s2, cell).await;
+            assert!(!states(&near).contains(&"hidden".to_string()), "{near}");
+            assert_running(app.pid, "the looks, the expansion and the scroll");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Item 4: Gecko keeps `SHOWING` on the items of a menu it has closed (the menu itself says only
+/// `VISIBLE`), so Firefox's File menu, opened with alt+f and closed with Escape, still listed
+/// "New Private Window" as on screen. Nothing inside a node that is not on screen is on screen:
+/// the item is hidden, a search without `includeHidden` finds nothing, and neither does the OCR
+/// of the window's pixels (the independent check); with the menu open both the tree and the
+/// search find it.
+#[test]
+fn firefox_esr_items_of_a_closed_menu_are_hidden() {
+    live(
+        "firefox_esr_items_of_a_closed_menu_are_hidden",
+        300,
+        &["firefox-esr"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            std::fs::write(
+                profile.join("user.js"),
+                "user_pref(\"browser.aboutwelcome.enabled\", false);\n\
+                 user_pref(\"browser.shell.checkDefaultBrowser\", false);\n",
+            )
+            .expect("user.js");
+            let profile = profile.to_str().expect("utf-8");
+            let argv = [
+                "firefox-esr",
+                "--no-remote",
+                "--profile",
+                profile,
+                "about:blank",
+            ];
+            let app = d.launch(&argv).await;
+            let root = root_of(svc, app.pid, "Firefox").await;
+            settled(svc, app.pid).await;
+            let item = json!({ "text": "New Private Window", "role": "menu-item" });
+            let s = observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "keypress", "keys": "alt+f" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let s = look_until_found(svc, &root, item.clone()).await;
+            one(svc, &s, item.clone()).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "keypress", "keys": "Escape" }]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let t0 = Instant::now();
+            let closed = loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let s = observe(svc, &root).await;
+                if search(svc, &s, item.clone()).await.is_empty() {
+                    break s;
+                }
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "the closed menu's item still reads as on screen"
+                );
+            };
+            let mut hidden = item.clone();
+            hidden["includeHidden"] = json!(true);
+            let m = one(svc, &closed, hidden).await;
+            assert!(states(&m).contains(&"hidden".to_string()), "{m}");
+            let mut by_pixels = item.clone();
+            by_pixels["stateId"] = json!(closed);
+            by_pixels["ocrFallback"] = json!(true);
+            by_pixels.as_object_mut().unwrap().remove("role");
+            let ocr = ok(svc, "search_ui", by_pixels).await;
+            assert_eq!(ocr["total"], 0, "the pixels show no such item: {ocr}");
+            assert_running(app.pid, "the looks");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Item B on Thunderbird's account hub (Gecko): `setText` on a field that answers
+/// `SetTextContents` with success and sets nothing takes the same guarded fallback as
+/// `typeText` (focus, select all, type once), and `typeText` over text selected with ctrl+a
+/// replaces it on the keyboard (it was left unchanged and `unknown`). The page's own state is
+/// the witness: its Continue button is enabled by a valid address, and the field holds the
+/// replaced text, not both.
+#[test]
+fn thunderbird_set_text_and_typing_over_a_selection_fall_back_to_the_keyboard() {
+    live(
+        "thunderbird_set_text_and_typing_over_a_selection_fall_back_to_the_keyboard",
+        300,
+        &["thunderbird"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            let app = d
+                .launch(&[
+                    "thunderbird",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Thunderbird").await;
+            let field = json!({ "text": "Email address", "role": "text" });
+            let s = look_until_found_within(svc, &root, field.clone(), 60).await;
+            let email = one(svc, &s, field.clone()).await;
+            let res = act(
+                svc,
+                &s,
+                json!([{ "action": "setText", "ref": r(&email), "text": "first@example.org" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(
+                res.text.contains("typed on the keyboard instead"),
+                "{}",
+                res.text
+            );
+            let s = observe(svc, &root).await;
+            let email = one(svc, &s, field.clone()).await;
+            assert_eq!(email["value"], "first@example.org", "{email}");
+            let res = act(
+                svc,
+                &s,
+                json!([
+                    { "action": "keypress", "ref": r(&email), "keys": "ctrl+a" },
+                    { "action": "typeText", "ref": r(&email), "text": "ada@example.org" }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
+            let s = observe(svc, &root).await;
+            let email = one(svc, &s, field).await;
+            assert_eq!(email["value"], "ada@example.org", "{email}");
+            let continue_button =
+                one(svc, &s, json!({ "text": "Continue", "role": "button" })).await;
+            assert!(
+                !states(&continue_button).contains(&"disabled".to_string()),
+                "{continue_button}"
+            );
+            assert_running(app.pid, "the typing");
+            let _ = std::fs::remove_dir_all(&dir);
         },
     );
 }
@@ -2392,6 +3011,169 @@ fn qt5_dialogs_a_press_opens_and_closes_are_reported() {
                 );
             }
             assert_running(app.pid, "the dialogs");
+        },
+    );
+}
+
+/// A message body of two paragraphs (a contenteditable text box): its own text is two U+FFFC
+/// marks, one per paragraph.
+const TWO_PARAGRAPHS: &str = "<!doctype html><html><head><title>Compose Body</title></head><body>\
+<div role=textbox aria-multiline=true aria-label=\"Message body\" contenteditable=true>\
+<p>First paragraph of the letter.</p><p>Second paragraph, with a <a href=\"#x\">link</a> inside.</p></div></body></html>";
+
+/// Item D: `read_text` on an element whose children are embedded (its own text is U+FFFC
+/// marks) reads each child's text in place of its mark, paragraphs on lines of their own.
+async fn body_reads_its_paragraphs(svc: &Service, root: &str) {
+    let q = json!({ "text": "Message body" });
+    let s = look_until_found(svc, root, q.clone()).await;
+    let body = one(svc, &s, q).await;
+    let read = ok(svc, "read_text", json!({ "stateId": s, "ref": r(&body) })).await;
+    let text = read["text"].as_str().unwrap_or_default();
+    assert!(!text.contains('\u{fffc}'), "{read}");
+    assert_eq!(
+        text.trim(),
+        "First paragraph of the letter.\nSecond paragraph, with a link inside.",
+        "{read}"
+    );
+}
+
+/// Item D on Gecko: Firefox ESR's contenteditable body.
+#[test]
+fn firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
+    live(
+        "firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks",
+        300,
+        &["firefox-esr"],
+        |t| async move {
+            let server = FormServer::start(TWO_PARAGRAPHS, TWO_PARAGRAPHS);
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = firefox_profile(&dir);
+            let app = d
+                .launch(&[
+                    "firefox-esr",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                    &server.url,
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Compose Body").await;
+            body_reads_its_paragraphs(svc, &root).await;
+            assert_running(app.pid, "read_text");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
+/// Item D on Chromium read over AT-SPI: the same body.
+#[test]
+fn chromium_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
+    live(
+        "chromium_read_text_reads_embedded_paragraphs_in_place_of_their_marks",
+        240,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let page = dir.join("body.html");
+            std::fs::write(&page, TWO_PARAGRAPHS).unwrap();
+            let app = chromium_on(&d, &dir, &page, &["--force-renderer-accessibility"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Compose Body").await;
+            body_reads_its_paragraphs(svc, &root).await;
+            assert_running(app.pid, "read_text");
+        },
+    );
+}
+
+/// Text past the first page a look reads (200 characters), with a word only there.
+fn long_text() -> String {
+    let mut t = String::new();
+    for i in 0..30 {
+        t.push_str(&format!(
+            "Sentence {i} of the long text says nothing much. "
+        ));
+    }
+    t.push_str("The hidden word is zanzibarite.");
+    t
+}
+
+/// Item E: `search_ui` finds a word of an element's text beyond what the look read, by reading
+/// the text of elements that advertise `read-text` (bounded), and says it did.
+async fn search_finds_text_past_the_first_page(svc: &Service, root: &str) {
+    let s = observe(svc, root).await;
+    let v = ok(
+        svc,
+        "search_ui",
+        json!({ "stateId": s, "text": "zanzibarite", "ocrFallback": false }),
+    )
+    .await;
+    let found = v["matches"].as_array().cloned().unwrap_or_default();
+    assert!(!found.is_empty(), "{v}");
+    let read = ok(
+        svc,
+        "read_text",
+        json!({ "stateId": s, "ref": r(&found[0]), "length": 20000 }),
+    )
+    .await;
+    assert!(
+        read["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("zanzibarite"),
+        "{read}"
+    );
+}
+
+/// Item E on GTK 3: gedit's document.
+#[test]
+fn gedit_search_finds_text_past_the_first_page() {
+    live(
+        "gedit_search_finds_text_past_the_first_page",
+        240,
+        &["gedit"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let file = dir.join("long.txt");
+            std::fs::write(&file, long_text()).unwrap();
+            let app = d.launch(&["gedit", file.to_str().expect("utf-8")]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "long").await;
+            settled(svc, app.pid).await;
+            search_finds_text_past_the_first_page(svc, &root).await;
+            assert_running(app.pid, "the search");
+        },
+    );
+}
+
+/// Item E on Chromium over AT-SPI: a page whose paragraph is longer than a look reads.
+#[test]
+fn chromium_search_finds_text_past_the_first_page() {
+    live(
+        "chromium_search_finds_text_past_the_first_page",
+        240,
+        &["/usr/lib/chromium/chromium"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let dir = tempdir();
+            let page = dir.join("long.html");
+            std::fs::write(
+                &page,
+                format!(
+                    "<!doctype html><title>Long Text</title><p>{}</p>",
+                    long_text()
+                ),
+            )
+            .unwrap();
+            let app = chromium_on(&d, &dir, &page, &["--force-renderer-accessibility"]).await;
+            let svc = &d.svc;
+            let root = root_of(svc, app.pid, "Long Text").await;
+            look_until_found(svc, &root, json!({ "text": "Sentence 0" })).await;
+            search_finds_text_past_the_first_page(svc, &root).await;
+            assert_running(app.pid, "the search");
         },
     );
 }

@@ -239,8 +239,7 @@ async fn do_named_action<'c>(
     let unanswered = matches!(&result, Err(e) if e.is_unresponsive());
     if !record_action(r, &name, result) {
         if unanswered {
-            if let Some(title) = super::nested::waits_on_window(ctx, &el.obj.bus, &before).await
-            {
+            if let Some(title) = super::nested::waits_on_window(ctx, &el.obj.bus, &before).await {
                 // Qt runs the dialog's loop inside the action call and serves the bus
                 // meanwhile: the call answers when the dialog closes. The action ran.
                 r.error = None;
@@ -347,8 +346,9 @@ pub(crate) async fn observe_effect(
     let check = || async {
         match verify::read(c, &el.obj).await {
             Ok(None) => Some(Seen::Gone),
-            Ok(Some(now)) => verify::lasting_difference(before, &now, push_button)
-                .map(Seen::Changed),
+            Ok(Some(now)) => {
+                verify::lasting_difference(before, &now, push_button).map(Seen::Changed)
+            }
             Err(_) => None,
         }
     };

@@ -1,7 +1,10 @@
 //! `setText` and `typeText` with a ref, through `EditableText`: replace the whole text, or
 //! insert at the caret, replacing the selection when there is one, as typing would (never the
 //! whole field), each read back. Passwords are read back by
-//! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`).
+//! length only. Without `EditableText`, `typeText` types on the keyboard (`keyboard.rs`). When
+//! the toolkit changes nothing (refused, or answered yes and left the text: Gecko's form
+//! fields), both type on the keyboard instead over what they were to replace, once, and only
+//! while the field still holds what it held (`type_instead`).
 
 use uidriver_core::{DeliveryMethod, VerificationMethod};
 use uidriver_core::{ElementRef, Error, ErrorCode, Role, StepReport};
@@ -20,6 +23,14 @@ fn editable(l: &Live) -> bool {
         && l.ifaces.has(Ifaces::TEXT)
         && !l.reading.states.has(st::READ_ONLY)
         && (l.reading.states.has(st::EDITABLE) || l.ifaces.has(Ifaces::EDITABLE_TEXT))
+}
+
+/// A text field the keyboard can type into although it offers no `EditableText`: `Text`, the
+/// `editable` state, not read-only.
+fn typeable(l: &Live) -> bool {
+    l.ifaces.has(Ifaces::TEXT)
+        && l.reading.states.has(st::EDITABLE)
+        && !l.reading.states.has(st::READ_ONLY)
 }
 
 /// Reads all of an element's text (at most `cap` characters) and its length.
@@ -48,6 +59,21 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
     let Some((el, l)) = ctx.live_element(r, e).await else {
         return;
     };
+    if !editable(&l) && typeable(&l) {
+        // An editable text field without `EditableText` (Chromium's inputs): typed over.
+        let password = is_password(&el);
+        let before = match Before::read(&ctx.caller, &el.obj, password).await {
+            Ok(b) => b,
+            Err(err) => return r.error = Some(err.into()),
+        };
+        let whole = (0, before.count);
+        r.error = Some(Error::new(
+            ErrorCode::NotSupported,
+            format!("{e} offers no EditableText interface"),
+        ));
+        r.delivery.delivered = uidriver_core::Delivery::NotDelivered;
+        return type_instead(ctx, r, &el, value, &before, whole, Some(value.to_string())).await;
+    }
     if !editable(&l) {
         let mut err = Error::new(
             ErrorCode::NotSupported,
@@ -60,6 +86,8 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
         return;
     }
     let c = &ctx.caller;
+    let password = is_password(&el);
+    let before = Before::read(c, &el.obj, password).await.ok();
     let mut w = ctx.watch(&el.obj.bus).await;
     r.delivery.method = DeliveryMethod::EditableText;
     r.delivery.detail = Some("SetTextContents".into());
@@ -68,10 +96,13 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
         editable_text::set_text_contents(c, &el.obj, value).await,
         || format!("the toolkit refused to set the text of {e}"),
     ) {
+        if let Some(b) = &before {
+            let whole = (0, b.count);
+            return type_instead(ctx, r, &el, value, b, whole, Some(value.to_string())).await;
+        }
         return;
     }
     let want_len = value.chars().count() as i32;
-    let password = is_password(&el);
     let got = w
         .until(SETTLE, || async {
             let (n, t) = whole_text(c, &el.obj).await.ok()?;
@@ -103,6 +134,14 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
                 ),
                 Err(err) => format!("{e} could not be read back: {err}"),
             });
+            w.quiet(QUIET).await;
+            // The toolkit answered yes and set nothing (Gecko's form fields): the text is
+            // typed instead, over the whole of it, when the field still holds what it held.
+            if let Some(b) = &before {
+                let whole = (0, b.count);
+                return type_instead(ctx, r, &el, value, b, whole, Some(value.to_string())).await;
+            }
+            return;
         }
     }
     w.quiet(QUIET).await;
@@ -124,14 +163,16 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         return super::keyboard::type_text(ctx, r, Some(&el), value).await;
     }
     let c = &ctx.caller;
-    let (count, caret, selected) = match tokio::try_join!(
-        text::character_count(c, &el.obj),
+    let password = is_password(&el);
+    let (before, caret, selected) = match tokio::try_join!(
+        Before::read(c, &el.obj, password),
         text::caret_offset(c, &el.obj),
         async { Ok(text::selection(c, &el.obj).await.ok().flatten()) }
     ) {
         Ok(v) => v,
         Err(err) => return r.error = Some(err.into()),
     };
+    let count = before.count;
     let selected = selected.filter(|&(s, e)| 0 <= s && s < e && e <= count);
     let at = match selected {
         Some((s, _)) => s,
@@ -151,18 +192,31 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
             format!("the toolkit refused to delete the selection of {e}")
         }) {
             // Typing on the keyboard replaces a selection by itself.
-            return type_instead(ctx, r, &el, value, count).await;
+            let want = before.spliced(s, e_, value);
+            return type_instead(ctx, r, &el, value, &before, (s, e_), want).await;
         }
     }
-    let count = count - selected.map_or(0, |(s, e_)| e_ - s);
+    // What the field holds once the selection is gone (what the insert starts from).
+    let cut = match selected {
+        Some((s, e_)) => before.without(s, e_),
+        None => before.clone(),
+    };
+    let count = cut.count;
     if !record_answer(
         r,
         editable_text::insert_text(c, &el.obj, at, value).await,
         || format!("the toolkit refused to insert text into {e}"),
     ) {
-        return type_instead(ctx, r, &el, value, count).await;
+        // Nothing deleted either (the toolkit ignored both): the selection is typed over.
+        if let Some((s, e_)) = selected.filter(|_| before.count != cut.count) {
+            if before.holds(c, &el.obj).await {
+                let want = before.spliced(s, e_, value);
+                return type_instead(ctx, r, &el, value, &before, (s, e_), want).await;
+            }
+        }
+        let want = cut.spliced(at, at, value);
+        return type_instead(ctx, r, &el, value, &cut, (at, at), want).await;
     }
-    let password = is_password(&el);
     let got = w
         .until(SETTLE, || async {
             let now = text::character_count(c, &el.obj).await.ok()?;
@@ -187,13 +241,28 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
         }
         None => {
             let now = text::character_count(c, &el.obj).await.ok();
+            // A toolkit that answers yes and changes nothing (Gecko's form fields) leaves the
+            // field as it was: with its selection, when one was to be replaced.
+            if let Some((s, e_)) = selected.filter(|_| now == Some(before.count)) {
+                if before.holds(c, &el.obj).await {
+                    r.verification.passed = Some(false);
+                    r.verification.detail = Some(format!(
+                        "{e} still holds its {} characters: nothing was deleted or inserted",
+                        before.count
+                    ));
+                    w.quiet(QUIET).await;
+                    let want = before.spliced(s, e_, value);
+                    return type_instead(ctx, r, &el, value, &before, (s, e_), want).await;
+                }
+            }
             if now == Some(count) {
                 r.verification.passed = Some(false);
                 r.verification.detail = Some(format!(
                     "{e} still has {count} characters: nothing was inserted"
                 ));
                 w.quiet(QUIET).await;
-                return type_instead(ctx, r, &el, value, count).await;
+                let want = cut.spliced(at, at, value);
+                return type_instead(ctx, r, &el, value, &cut, (at, at), want).await;
             } else {
                 r.verification.detail = Some(format!(
                     "{e} has {} characters (expected {}), or the text at {at} differs",
@@ -206,28 +275,94 @@ pub(crate) async fn type_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
     w.quiet(QUIET).await;
 }
 
-/// After an `InsertText` that inserted nothing (refused, failed, or answered yes and left the
-/// text as it was: Gecko's fields in Thunderbird), focuses the element and types on the keyboard
-/// as a person would, saying so in the report. Only when the element still holds the `count`
-/// characters it had (so nothing can be typed twice), and never under headless: there the
-/// refusal stands, with a hint.
+/// What a field held before a step: its length, and its text when it may be compared (not a
+/// password's, and at most [`COMPARE_CAP`] characters).
+#[derive(Clone, Debug)]
+struct Before {
+    count: i32,
+    text: Option<String>,
+}
+
+/// The longest text compared whole before and after a fallback.
+const COMPARE_CAP: i32 = 100_000;
+
+impl Before {
+    async fn read(
+        c: &crate::atspi::connection::Caller,
+        o: &Obj,
+        password: bool,
+    ) -> Result<Before, LinuxError> {
+        let count = text::character_count(c, o).await?;
+        let text = match (password, count) {
+            (true, _) => None,
+            (false, 0) => Some(String::new()),
+            (false, n) if n <= COMPARE_CAP => Some(text::text(c, o, 0, n).await?),
+            _ => None,
+        };
+        Ok(Before { count, text })
+    }
+
+    /// Whether the field still holds what it held (its length when its text is not kept).
+    async fn holds(&self, c: &crate::atspi::connection::Caller, o: &Obj) -> bool {
+        if text::character_count(c, o).await.ok() != Some(self.count) {
+            return false;
+        }
+        match &self.text {
+            None => true,
+            Some(t) if t.is_empty() => true,
+            Some(t) => text::text(c, o, 0, self.count).await.ok().as_ref() == Some(t),
+        }
+    }
+
+    /// The text with `start..end` (characters) replaced by `with`, when the text is kept.
+    fn spliced(&self, start: i32, end: i32, with: &str) -> Option<String> {
+        let t = self.text.as_ref()?;
+        Some(splice(t, start, end, with))
+    }
+
+    /// What is left once `start..end` is deleted.
+    fn without(&self, start: i32, end: i32) -> Before {
+        Before {
+            count: self.count - (end - start),
+            text: self.spliced(start, end, ""),
+        }
+    }
+}
+
+/// `text` with the characters `start..end` replaced by `with`.
+fn splice(text: &str, start: i32, end: i32, with: &str) -> String {
+    let (s, e) = (start.max(0) as usize, end.max(start).max(0) as usize);
+    let head: String = text.chars().take(s).collect();
+    let tail: String = text.chars().skip(e).collect();
+    format!("{head}{with}{tail}")
+}
+
+/// After an `EditableText` call that changed nothing (refused, failed, or answered yes and left
+/// the text as it was: Gecko's form fields in Firefox and Thunderbird), for `setText` and
+/// `typeText` alike: focuses the element, selects `replace` (the whole text for `setText`, the
+/// selection `typeText` was to replace; an empty range puts the caret there) and types on the
+/// keyboard as a person would, saying so in the report, then reads the whole text back against
+/// `want`. Only when the element still holds what it held (`before`: so nothing is typed twice),
+/// and never under headless: there the refusal stands, with a hint.
 async fn type_instead(
     ctx: &Ctx<'_>,
     r: &mut StepReport,
     el: &Element<'_>,
     value: &str,
-    count: i32,
+    before: &Before,
+    replace: (i32, i32),
+    want: Option<String>,
 ) {
     let e = el.r;
-    let untouched = text::character_count(&ctx.caller, &el.obj).await.ok() == Some(count);
-    if !untouched {
+    let c = &ctx.caller;
+    if !before.holds(c, &el.obj).await {
         return;
     }
     if ctx.headless {
         let mut err = r.error.take().unwrap_or_else(|| {
             Error::new(
                 ErrorCode::NotSupported,
-                format!("InsertText left {e} unchanged"),
+                format!("the toolkit left {e} unchanged"),
             )
         });
         err.message = format!(
@@ -240,16 +375,85 @@ async fn type_instead(
     let why = match (&r.error, &r.verification.detail) {
         (Some(err), _) => err.message.clone(),
         (None, Some(d)) => d.clone(),
-        (None, None) => format!("InsertText left {e} unchanged"),
+        (None, None) => format!("the toolkit left {e} unchanged"),
     };
     r.delivery = Default::default();
     r.verification = Default::default();
     r.error = None;
+    if let Err(err) = super::keyboard::focus_for_keys(ctx, el).await {
+        r.error = Some(err);
+        return;
+    }
+    let (s, e_) = replace;
+    let placed = if s < e_ {
+        let _ = text::select_range(c, &el.obj, s, e_).await;
+        let mut w = ctx.watch(&el.obj.bus).await;
+        w.until(SETTLE, || async {
+            (text::selection(c, &el.obj).await.ok().flatten() == Some((s, e_))).then_some(())
+        })
+        .await
+        .is_some()
+    } else {
+        let _ = text::set_caret_offset(c, &el.obj, s).await;
+        text::caret_offset(c, &el.obj).await.ok() == Some(s)
+    };
+    if !placed && s < e_ {
+        r.error = Some(
+            Error::new(
+                ErrorCode::NotSupported,
+                format!(
+                    "{why}; typing instead needs characters {s}–{e_} of {e} selected, and the toolkit did not select them: nothing was typed"
+                ),
+            )
+            .with_hint("Select the text with keys (keypress ctrl+a), then typeText without a ref."),
+        );
+        return;
+    }
     super::keyboard::type_text(ctx, r, Some(el), value).await;
     let typed = r.delivery.detail.take().unwrap_or_default();
+    let what = if s < e_ {
+        format!("characters {s}–{e_} selected and ")
+    } else {
+        String::new()
+    };
     r.delivery.detail = Some(format!(
-        "{typed} (InsertText inserted nothing: {why}; typed on the keyboard instead)"
+        "{typed} (not set through accessibility: {why}; {what}typed on the keyboard instead)"
     ));
+    if r.error.is_some() {
+        return;
+    }
+    let Some(want) = want else {
+        return;
+    };
+    let n = want.chars().count() as i32;
+    let mut w = ctx.watch(&el.obj.bus).await;
+    let got = w
+        .until(SETTLE, || async {
+            let (now, t) = whole_text(c, &el.obj).await.ok()?;
+            let same = if is_password(el) { now == n } else { t == want };
+            same.then_some(())
+        })
+        .await;
+    r.verification.method = VerificationMethod::ReadBack;
+    match got {
+        Some(()) => {
+            r.verification.passed = Some(true);
+            r.verification.detail = Some(format!(
+                "{e} reads back whole as wanted ({n} characters) after the typing"
+            ));
+        }
+        None => {
+            r.verification.passed = Some(false);
+            r.verification.detail = Some(match whole_text(c, &el.obj).await {
+                Ok((now, t)) if !is_password(el) => format!(
+                    "{e} reads back {now} characters after the typing, not the {n} wanted (first difference at character {})",
+                    first_difference(&t, &want)
+                ),
+                Ok((now, _)) => format!("{e} holds {now} characters after the typing, not {n}"),
+                Err(err) => format!("{e} could not be read back after the typing: {err}"),
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -259,5 +463,13 @@ mod tests {
         assert_eq!(super::first_difference("Grüße", "Grüsse"), 3);
         assert_eq!(super::first_difference("abc", "abc"), 3);
         assert_eq!(super::first_difference("", "x"), 0);
+    }
+
+    #[test]
+    fn splice_replaces_characters_not_bytes() {
+        assert_eq!(super::splice("Old Name", 0, 8, "Ada"), "Ada");
+        assert_eq!(super::splice("Grüße", 2, 3, "u"), "Gruße");
+        assert_eq!(super::splice("ab", 1, 1, "X"), "aXb");
+        assert_eq!(super::splice("", 0, 0, "new"), "new");
     }
 }

@@ -63,13 +63,52 @@ pub(crate) async fn get_items(
             )
         })
         .flatten();
-    match fast {
-        Some(items) => Ok(items),
+    let items = match fast {
+        Some(items) => items,
         None => {
             let items: Vec<OwnedWireItem> = body.deserialize()?;
-            Ok(items.into_iter().map(CacheItem::from).collect())
+            items.into_iter().map(CacheItem::from).collect()
+        }
+    };
+    Ok(without_defunct(items))
+}
+
+/// The items without the defunct ones (objects the toolkit has shut down) and what hangs below
+/// them. The bridge keeps an object in its cache until the toolkit says it was removed, and
+/// Gecko shuts a page's document down when it navigates without saying so to its frame first:
+/// the cache still files the old document (`defunct`, no longer enabled) under the frame, with
+/// the frame's child count agreeing, so every look trusted it and kept showing the old page
+/// until the new one was announced (an `expect` after a form POST in Firefox failed on
+/// `~ document [disabled]`). Without them, the parent's cached children no longer agree with its
+/// count (or with the live list), so `observe.rs` reads its children live: the current document.
+/// A rule for every toolkit: a defunct object is never current.
+pub(crate) fn without_defunct(items: Vec<CacheItem>) -> Vec<CacheItem> {
+    if !items.iter().any(|i| i.states.has(super::state::DEFUNCT)) {
+        return items;
+    }
+    let mut gone: std::collections::HashSet<(String, String)> = items
+        .iter()
+        .filter(|i| i.states.has(super::state::DEFUNCT))
+        .map(|i| (i.obj.bus.clone(), i.obj.path.clone()))
+        .collect();
+    // Descendants of a defunct object go with it (parents may come after their children).
+    loop {
+        let before = gone.len();
+        for i in &items {
+            if let Some(p) = &i.parent {
+                if gone.contains(&(p.bus.clone(), p.path.clone())) {
+                    gone.insert((i.obj.bus.clone(), i.obj.path.clone()));
+                }
+            }
+        }
+        if gone.len() == before {
+            break;
         }
     }
+    items
+        .into_iter()
+        .filter(|i| !gone.contains(&(i.obj.bus.clone(), i.obj.path.clone())))
+        .collect()
 }
 
 /// `a((so)(so)(so)iiassusau)` as zvariant reads it.
@@ -216,6 +255,44 @@ mod tests {
     use super::*;
     use zbus::zvariant::serialized::Context;
     use zbus::zvariant::{Endian, ObjectPath, OwnedObjectPath};
+
+    fn item(path: &str, parent: &str, states: u64) -> CacheItem {
+        CacheItem {
+            obj: Obj {
+                bus: ":1.9".into(),
+                path: path.into(),
+            },
+            parent: Some(Obj {
+                bus: ":1.9".into(),
+                path: parent.into(),
+            }),
+            index: 0,
+            child_count: 1,
+            ifaces: Ifaces::default(),
+            name: String::new(),
+            role: 0,
+            description: String::new(),
+            states: States(states),
+        }
+    }
+
+    #[test]
+    fn defunct_items_and_what_hangs_below_them_are_dropped() {
+        let defunct = 1u64 << crate::atspi::state::DEFUNCT;
+        let items = vec![
+            item("/p", "/frame", 0),
+            item("/frame", "/root", 0),
+            item("/old-doc", "/frame", defunct),
+            item("/new-doc", "/frame", 0),
+        ];
+        let mut items = items;
+        items.insert(0, item("/old-para", "/old-doc", 0));
+        let kept: Vec<String> = without_defunct(items)
+            .into_iter()
+            .map(|i| i.obj.path)
+            .collect();
+        assert_eq!(kept, ["/p", "/frame", "/new-doc"]);
+    }
 
     fn wire(bus: &str, path: &str) -> WireRef {
         (

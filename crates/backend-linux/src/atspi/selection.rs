@@ -4,10 +4,8 @@
 //! Indices are child indices of the container. A GTK 3 combo box counts the items of its
 //! (hidden) menu child, not its own children: `SelectChild(1)` picks the menu's second item.
 
-use zbus::zvariant::OwnedValue;
-
 use super::connection::Caller;
-use super::{Obj, WireRef, PROPERTIES};
+use super::{Obj, WireRef};
 use crate::error::LinuxError;
 
 const IFACE: &str = "org.a11y.atspi.Selection";
@@ -25,18 +23,4 @@ pub(crate) async fn selected_child(c: &Caller, o: &Obj, n: i32) -> Result<Option
         .await?;
     let r = Obj::from(r);
     Ok((!r.is_null()).then_some(r))
-}
-
-/// Number of selected children.
-pub(crate) async fn n_selected(c: &Caller, o: &Obj) -> Result<i32, LinuxError> {
-    let v: OwnedValue = c
-        .call(
-            &o.bus,
-            &o.path,
-            PROPERTIES,
-            "Get",
-            &(IFACE, "NSelectedChildren"),
-        )
-        .await?;
-    i32::try_from(v).map_err(|e| LinuxError::Dbus(e.into()))
 }

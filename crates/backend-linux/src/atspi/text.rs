@@ -86,6 +86,55 @@ pub(crate) async fn set_caret_offset(c: &Caller, o: &Obj, offset: i32) -> Result
         .await
 }
 
+/// Selects `start..end` (characters) as the first selection: `SetSelection(0, …)` when there
+/// is one, `AddSelection` otherwise; whether the toolkit accepted.
+pub(crate) async fn select_range(
+    c: &Caller,
+    o: &Obj,
+    start: i32,
+    end: i32,
+) -> Result<bool, LinuxError> {
+    let n: i32 = c
+        .call(&o.bus, &o.path, IFACE, "GetNSelections", &())
+        .await?;
+    if n > 0 {
+        c.call(&o.bus, &o.path, IFACE, "SetSelection", &(0i32, start, end))
+            .await
+    } else {
+        c.call(&o.bus, &o.path, IFACE, "AddSelection", &(start, end))
+            .await
+    }
+}
+
+/// The object embedded at `offset` of `o`'s text (the U+FFFC mark Gecko and Chromium put where
+/// a child element sits): `Hypertext.GetLinkIndex`, `GetLink`, then `Hyperlink.GetObject(0)`.
+/// `None` when the toolkit does not say.
+pub(crate) async fn embedded_at(c: &Caller, o: &Obj, offset: i32) -> Option<Obj> {
+    const HYPERTEXT: &str = "org.a11y.atspi.Hypertext";
+    const HYPERLINK: &str = "org.a11y.atspi.Hyperlink";
+    let link: i32 = c
+        .call(&o.bus, &o.path, HYPERTEXT, "GetLinkIndex", &(offset,))
+        .await
+        .ok()?;
+    if link < 0 {
+        return None;
+    }
+    let h: super::WireRef = c
+        .call(&o.bus, &o.path, HYPERTEXT, "GetLink", &(link,))
+        .await
+        .ok()?;
+    let h = Obj::from(h);
+    if h.is_null() {
+        return None;
+    }
+    let obj: super::WireRef = c
+        .call(&h.bus, &h.path, HYPERLINK, "GetObject", &(0i32,))
+        .await
+        .ok()?;
+    let obj = Obj::from(obj);
+    (!obj.is_null()).then_some(obj)
+}
+
 /// Takes at most `max` characters of `s` (UTF-8 safe).
 pub(crate) fn take_chars(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {

@@ -151,7 +151,7 @@ pub(super) fn is_self_or_ancestor(nodes: &[Raw], a: usize, n: usize) -> bool {
 }
 
 /// Orders nodes in pre-order (parents before children) and maps them into core nodes.
-pub(super) fn assemble(raw: Vec<Raw>) -> Vec<Node> {
+pub(super) fn assemble(mut raw: Vec<Raw>) -> Vec<Node> {
     let away: Vec<bool> = (0..raw.len()).map(|i| scrolled_away(&raw, i)).collect();
     let mut order = Vec::with_capacity(raw.len());
     let mut stack = vec![0usize];
@@ -159,6 +159,7 @@ pub(super) fn assemble(raw: Vec<Raw>) -> Vec<Node> {
         order.push(i);
         stack.extend(raw[i].children.iter().rev().copied());
     }
+    unshow_under_unshown(&mut raw, &order, &away);
     let mut new_index = vec![usize::MAX; raw.len()];
     for (new, &old) in order.iter().enumerate() {
         new_index[old] = new;
@@ -172,6 +173,23 @@ pub(super) fn assemble(raw: Vec<Raw>) -> Vec<Node> {
     name_entries_after_their_combo(&mut out);
     crate::frames::align_root_panes(&mut out);
     out
+}
+
+/// Nothing is on screen that is not visible, or inside something that is not on screen: a node
+/// without `VISIBLE`, or whose parent neither shows nor is scrolled out of a document's view,
+/// loses its own `SHOWING` (the observed node keeps its states). Gecko keeps `SHOWING` on the
+/// items of a menu it closed, without `VISIBLE` (the menu says `VISIBLE`, and `SHOWING` only
+/// while its menu bar shows): they read as on screen, without `[hidden]`.
+/// `order`: pre-order, so a parent is settled before its children; `away`: [`scrolled_away`].
+fn unshow_under_unshown(raw: &mut [Raw], order: &[usize], away: &[bool]) {
+    let mut shown = vec![false; raw.len()];
+    for &i in order {
+        let parent_shown = raw[i].parent.is_none_or(|p| shown[p]);
+        if i != 0 && (!parent_shown || !raw[i].d.states.has(state::VISIBLE)) {
+            raw[i].d.states.0 &= !(1 << state::SHOWING);
+        }
+        shown[i] = i == 0 || (parent_shown && (raw[i].d.states.has(state::SHOWING) || away[i]));
+    }
 }
 
 /// A nameless entry inside a named combo box takes the combo box's name, as a screen reader

@@ -138,6 +138,18 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             }
         }
     }
+    // Text a look holds only the first page of (a document body, a long paragraph) is read
+    // live, bounded, before pixels: what read_text reads, search finds.
+    let mut unread_text = Vec::new();
+    let mut read_live = false;
+    if found.is_empty() {
+        if let Some(text) = q.text.as_deref() {
+            let (hits, left) = seek_in_texts(svc, &state, &q, text).await;
+            read_live = !hits.is_empty();
+            found = hits;
+            unread_text = left;
+        }
+    }
     // Nothing matched a text query and the state has never been read visually: read its
     // pixels once (OCR) and search again in the resulting successor state.
     if found.is_empty() && q.text.is_some() && state.image.is_none() && a.ocr_fallback {
@@ -162,6 +174,12 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     if let Some(from) = escalated {
         text.push_str(&format!(
             "nothing matched in {from}; read its pixels (OCR) into the successor state {}\n",
+            state.id
+        ));
+    }
+    if read_live {
+        text.push_str(&format!(
+            "nothing matched the text {} holds; found in the text of these elements, read live (read_text reads it)\n",
             state.id
         ));
     }
@@ -197,6 +215,13 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     }
     if total == 0 {
         text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
+        if !unread_text.is_empty() {
+            let refs: Vec<String> = unread_text.iter().map(|r| r.to_string()).collect();
+            text.push_str(&format!(
+                "Text not searched (longer than was read, or not read in time): {}; read_text reads it.\n",
+                refs.join(", ")
+            ));
+        }
     }
     Ok(ToolResult::ok(
         text,
@@ -284,4 +309,81 @@ async fn seek_in_cut_regions(
         current = Some(next);
     }
     current.map(|s| (s, Vec::new()))
+}
+
+/// Elements whose text is read live for a search at most, characters read of each, and how
+/// long they may take together.
+const MAX_TEXTS: usize = 12;
+const TEXT_CHARS: u32 = 16_000;
+const TEXTS_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Searches the text of the elements in scope that advertise `read-text` and hold more than the
+/// state has of it (a look reads the first page of a text; a body's own text may be only its
+/// children's marks), reading each live, bounded (the first [`TEXT_CHARS`] characters, at most
+/// [`MAX_TEXTS`] elements within [`TEXTS_BUDGET`]). The elements whose text holds `text`, and
+/// those left unread or read only in part (named in the answer: `read_text` reads them).
+async fn seek_in_texts(
+    svc: &Service,
+    state: &std::sync::Arc<uidriver_core::State>,
+    q: &Query,
+    text: &str,
+) -> (Vec<uidriver_core::search::Match>, Vec<ElementRef>) {
+    let needle = text.to_lowercase();
+    let scoped: Option<std::collections::HashSet<usize>> =
+        q.scope.map(|s| state.subtree(s).into_iter().collect());
+    let candidates: Vec<usize> = state
+        .snapshot
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| {
+            let held = n.value.known().map_or(0, |v| v.chars().count() as u32);
+            n.caps.contains(Capability::ReadText)
+                && !crate::secrets::is_secret(n)
+                && (q.include_hidden || !n.has_state(uidriver_core::StateFlag::Hidden))
+                && (q.roles.is_empty() || q.roles.contains(&n.role))
+                && n.text_len.is_none_or(|l| l > held)
+                && scoped.as_ref().is_none_or(|set| set.contains(i))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if candidates.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let Ok(backend) = svc.backend_named(&state.root_info.backend) else {
+        return (Vec::new(), Vec::new());
+    };
+    let started = std::time::Instant::now();
+    let mut hits = Vec::new();
+    let mut left = Vec::new();
+    for (k, &i) in candidates.iter().enumerate() {
+        let node = &state.snapshot.nodes[i];
+        let remaining = TEXTS_BUDGET.saturating_sub(started.elapsed());
+        if k >= MAX_TEXTS || remaining.is_zero() {
+            left.push(state.ref_of(i));
+            continue;
+        }
+        let deadline = uidriver_core::Deadline::after(remaining);
+        let read = {
+            let _guard = svc.lanes.enter(&state.root_info.resource).await;
+            backend
+                .read_text(&state.root_info, node, 0, TEXT_CHARS, deadline)
+                .await
+        };
+        match read {
+            Ok(slice) => {
+                if slice.text.to_lowercase().contains(&needle) {
+                    hits.push(uidriver_core::search::Match {
+                        index: i,
+                        score: 1,
+                        field: "text",
+                    });
+                } else if slice.end < slice.total {
+                    left.push(state.ref_of(i));
+                }
+            }
+            Err(_) => left.push(state.ref_of(i)),
+        }
+    }
+    (hits, left)
 }
