@@ -215,6 +215,15 @@ pub fn assign_refs(prev: Option<&State>, snap: &Snapshot) -> Assigned {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// A complete snapshot of `nodes`.
+    fn complete(nodes: Vec<crate::model::Node>) -> crate::model::Snapshot {
+        crate::model::Snapshot {
+            nodes,
+            complete: true,
+            ..crate::model::Snapshot::default()
+        }
+    }
+
     /// A list's row: unnamed, with `handle`, holding a cell named `file`.
     fn row_list(rows: &[(&str, &str)]) -> crate::model::Snapshot {
         use crate::model::{Evidence, Node};
@@ -243,11 +252,7 @@ mod tests {
                 ..Node::default()
             });
         }
-        crate::model::Snapshot {
-            nodes,
-            complete: true,
-            ..crate::model::Snapshot::default()
-        }
+        complete(nodes)
     }
 
     /// Stop 23 (a new-user run in Thunar's details view): after a scroll, an unnamed row that is
@@ -303,11 +308,7 @@ mod tests {
                 ..Node::default()
             });
         }
-        crate::model::Snapshot {
-            nodes,
-            complete: true,
-            ..crate::model::Snapshot::default()
-        }
+        complete(nodes)
     }
 
     /// Issue 29.9: Qt makes new objects for an item view's cells on every read, so its blank
