@@ -1483,3 +1483,74 @@ fn a_click_is_worked_only_with_evidence_tied_to_its_element() {
         },
     );
 }
+
+/// Issue 29.6: a click on an element that already holds the focus (a spreadsheet's current
+/// cell, a focused editor) changes nothing a look can see, so it was `unknown` and stopped the
+/// typing after it ("click A1, type …" typed nothing). When the toolkit's hit test puts the click
+/// on it, the click did all a click can do: `worked`, and the batch goes on. The file each
+/// editor saves is the record that the typing after the click happened: GTK 3 (mousepad) and
+/// GTK 4 (gnome-text-editor).
+#[test]
+fn a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on() {
+    live(
+        "a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on",
+        240,
+        &["mousepad", "gnome-text-editor"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            for (exe, name) in [("mousepad", "gtk3.txt"), ("gnome-text-editor", "gtk4.txt")] {
+                let path = dir.join(name);
+                std::fs::write(&path, "").expect("empty file");
+                let app = d.launch(&[exe, path.to_str().expect("utf-8")]).await;
+                let root = root_of(svc, app.pid, name).await;
+                let s = observe(svc, &root).await;
+                let view = one(
+                    svc,
+                    &s,
+                    json!({ "role": "text", "capability": "type-text" }),
+                )
+                .await;
+                assert!(
+                    states(&view).contains(&"focused".to_string()),
+                    "{exe}: the editor has the focus: {view}"
+                );
+                let res = act(
+                    svc,
+                    &s,
+                    json!([
+                        { "action": "click", "ref": r(&view) },
+                        { "action": "typeText", "text": "after the click" },
+                        { "action": "keypress", "keys": "ctrl+s" }
+                    ]),
+                    json!({}),
+                )
+                .await;
+                let outcomes = step_outcomes(&res);
+                assert_eq!(outcomes[0], "worked", "{exe}: {}", res.text);
+                assert!(
+                    res.text.contains("already had the focus"),
+                    "{exe}: {}",
+                    res.text
+                );
+                let t0 = Instant::now();
+                // gnome-text-editor ends the file with a newline of its own.
+                while std::fs::read_to_string(&path)
+                    .unwrap_or_default()
+                    .trim_end()
+                    != "after the click"
+                {
+                    assert!(
+                        t0.elapsed() < Duration::from_secs(10),
+                        "{exe}: the typing after the click was saved: {:?}\n{}",
+                        std::fs::read_to_string(&path),
+                        res.text
+                    );
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}

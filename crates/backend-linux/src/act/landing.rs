@@ -207,6 +207,15 @@ async fn boxed(ctx: &Ctx<'_>, o: &Obj) -> Option<(i32, i32, i32, i32)> {
 /// point in its box: something may be drawn over the element there. Toolkits hit-test their
 /// widget tree, not what is drawn on top: under an open GTK 3 popover, GTK 3 answers the table
 /// cell below it for a point where the popover's check box is.
+/// Whether `point` (aimed at the element's live box) is inside its box in the state, when the
+/// state has one (semantic looks keep none), and no other leaf of the state covers it.
+pub(crate) fn alone_at(state: &State, index: usize, (x, y): (i32, i32)) -> bool {
+    let inside = state.snapshot.nodes[index]
+        .bounds
+        .is_none_or(|b| b.contains(x, y));
+    inside && !overlaid(state, index, (x, y))
+}
+
 fn overlaid(state: &State, index: usize, (x, y): (i32, i32)) -> bool {
     let nodes = &state.snapshot.nodes;
     nodes.iter().enumerate().any(|(i, n)| {

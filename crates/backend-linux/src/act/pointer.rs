@@ -102,9 +102,12 @@ pub(crate) async fn click_element(
         verify::read(&ctx.caller, &el.obj),
         deliver::element_aim(ctx, el)
     );
-    let landing = match aim {
-        Ok((point, corrected)) => landing::probe(ctx, el, point, corrected).await,
-        Err(_) => Landing::Unknown,
+    let (landing, alone) = match aim {
+        Ok((point, corrected)) => (
+            landing::probe(ctx, el, point, corrected).await,
+            !corrected && landing::alone_at(ctx.state, el.index, point),
+        ),
+        Err(_) => (Landing::Unknown, false),
     };
     let before = match before {
         Ok(Some(b)) => b,
@@ -131,6 +134,7 @@ pub(crate) async fn click_element(
         landing,
         scope: &scope,
         focus_counts: !activated && !before.states.has(crate::atspi::state::FOCUSED),
+        on_focused: alone && before.states.has(crate::atspi::state::FOCUSED),
     };
     super::press::observe_effect(ctx, r, el, &before, &mut w, how).await;
 }
