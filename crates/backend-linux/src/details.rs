@@ -234,7 +234,7 @@ pub(crate) async fn details(
     };
     let value_f = async {
         if ifaces.has(Ifaces::VALUE) {
-            value::value(c, obj, toolkit.prop_reads()).await.map(Some)
+            value::value(c, obj, toolkit.value_reads()).await.map(Some)
         } else {
             Ok(None)
         }

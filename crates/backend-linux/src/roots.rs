@@ -111,6 +111,18 @@ impl Toolkit {
             Toolkit::Qt | Toolkit::Other => PropReads::OneByOne,
         }
     }
+
+    /// How this toolkit's `Value` interface is read. Gecko answers NaN for the value and range
+    /// of a number field it no longer shows (the account hub's Port after Back) and its ATK
+    /// getters then leave the `GValue` empty: at-spi2-atk's `MinimumValue` getter writes
+    /// nothing, which fails a `Get` ("Get failed") but leaves a `GetAll` reply without its
+    /// variant, and libdbus aborts the app. Gecko's values are read one `Get` each.
+    pub(crate) fn value_reads(self) -> PropReads {
+        match self {
+            Toolkit::Gecko => PropReads::OneByOne,
+            other => other.prop_reads(),
+        }
+    }
 }
 
 /// What the backend knows about an AT-SPI application; fixed for the life of its bus name.
@@ -594,6 +606,21 @@ fn x11_only_root(w: &XWindow, app: Option<(&Arc<AppInfo>, bool)>, xd: &XDesktop)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gecko_values_are_read_one_get_each_and_other_fast_paths_stay() {
+        assert_eq!(Toolkit::Gecko.value_reads(), PropReads::OneByOne);
+        assert_eq!(Toolkit::Gecko.prop_reads(), PropReads::All);
+        for tk in [
+            Toolkit::Gtk3,
+            Toolkit::Gtk4,
+            Toolkit::Chromium,
+            Toolkit::LibreOffice,
+        ] {
+            assert_eq!(tk.value_reads(), PropReads::All, "{tk:?}");
+        }
+        assert_eq!(Toolkit::Qt.value_reads(), PropReads::OneByOne);
+    }
 
     fn app(pid: u32, tk: Toolkit) -> Arc<AppInfo> {
         Arc::new(AppInfo {

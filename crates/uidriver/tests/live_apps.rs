@@ -2854,6 +2854,128 @@ fn firefox_esr_items_of_a_closed_menu_are_hidden() {
     );
 }
 
+/// Gecko answers `NaN` for the minimum, maximum and current value of a number field that is
+/// not shown, and its ATK getters then leave the `GValue` empty: at-spi2-atk's `MinimumValue`
+/// getter writes nothing, and a `Properties.GetAll(Value)` reply missing that variant makes
+/// libdbus abort the app. Pressing Back on the account hub's manual-config page hid its "Port"
+/// spin button, the look that checked the press read its `Value` with `GetAll`, and Thunderbird
+/// died (`Array or variant type requires that type variant be written, but end_dict_entry was
+/// written`). Gecko's `Value` is now read one `Get` per property. The hub is walked 20 times:
+/// File menu opened (alt+f) and looked at, closed, the email typed, Continue, the manual-config
+/// page (its Back button), Back, the first page again (its Continue); then the app still runs
+/// and answers a look within 1 s.
+#[test]
+fn thunderbird_account_hub_survives_20_rounds_of_continue_and_back() {
+    live(
+        "thunderbird_account_hub_survives_20_rounds_of_continue_and_back",
+        900,
+        &["thunderbird"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            let dir = tempdir();
+            let profile = dir.join("profile");
+            std::fs::create_dir_all(&profile).expect("profile dir");
+            let app = d
+                .launch(&[
+                    "thunderbird",
+                    "--no-remote",
+                    "--profile",
+                    profile.to_str().expect("utf-8"),
+                ])
+                .await;
+            let root = root_of(svc, app.pid, "Thunderbird").await;
+            let field = json!({ "text": "Email address", "role": "text" });
+            let continue_button = json!({ "text": "Continue", "role": "button" });
+            let back = json!({ "text": "Back", "role": "button" });
+            let port = json!({ "text": "Port", "role": "spin-button" });
+            look_until_found_within(svc, &root, field.clone(), 60).await;
+            for round in 1..=20 {
+                let s = observe(svc, &root).await;
+                act(
+                    svc,
+                    &s,
+                    json!([{ "action": "keypress", "keys": "alt+f" }]),
+                    json!({}),
+                )
+                .await;
+                assert_running(app.pid, &format!("round {round}: alt+f"));
+                let look = call(svc, "observe_ui", json!({ "root": root })).await;
+                assert_running(
+                    app.pid,
+                    &format!("round {round}: the look with the menu open"),
+                );
+                assert!(!look.is_error, "round {round}: {}", look.text);
+                let s = look.structured["stateId"].as_str().expect("stateId");
+                act(
+                    svc,
+                    s,
+                    json!([{ "action": "keypress", "keys": "Escape" }]),
+                    json!({}),
+                )
+                .await;
+                assert_running(app.pid, &format!("round {round}: Escape"));
+
+                // Escape closes the menu and leaves the menu bar active: a click on the field
+                // gives the keys back to the page.
+                let s = look_until_found(svc, &root, field.clone()).await;
+                let email = one(svc, &s, field.clone()).await;
+                act(
+                    svc,
+                    &s,
+                    json!([{ "action": "click", "ref": r(&email) }]),
+                    json!({}),
+                )
+                .await;
+                let s = observe(svc, &root).await;
+                let email = one(svc, &s, field.clone()).await;
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "setText", "ref": r(&email), "text": "ada@example.org" }]),
+                    json!({}),
+                )
+                .await;
+                assert_running(app.pid, &format!("round {round}: typing the email"));
+                assert_eq!(
+                    step_outcomes(&res),
+                    ["worked"],
+                    "round {round}: {}",
+                    res.text
+                );
+                let res = press_one(svc, &root, continue_button.clone()).await;
+                assert_running(app.pid, &format!("round {round}: Continue"));
+                assert!(!res.is_error, "round {round}: Continue: {}", res.text);
+
+                // The manual-config page: its Port field, the number field Back hides.
+                let s = look_until_found_within(svc, &root, port.clone(), 60).await;
+                one(svc, &s, port.clone()).await;
+                assert_running(app.pid, &format!("round {round}: the manual-config page"));
+                let found = one(svc, &s, back.clone()).await;
+                let res = act(
+                    svc,
+                    &s,
+                    json!([{ "action": "press", "ref": r(&found) }]),
+                    json!({}),
+                )
+                .await;
+                assert_running(app.pid, &format!("round {round}: Back"));
+                assert!(
+                    !res.text.contains("target_closed"),
+                    "round {round}: the app closed: {}",
+                    res.text
+                );
+                let s = look_until_found(svc, &root, field.clone()).await;
+                assert_running(app.pid, &format!("round {round}: the first page again"));
+                one(svc, &s, continue_button.clone()).await;
+            }
+            answers_within_a_second(svc, &root, "Thunderbird").await;
+            assert_running(app.pid, "20 rounds of the account hub");
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}
+
 /// Item B on Thunderbird's account hub (Gecko): `setText` on a field that answers
 /// `SetTextContents` with success and sets nothing takes the same guarded fallback as
 /// `typeText` (focus, select all, type once), and `typeText` over text selected with ctrl+a
@@ -3256,13 +3378,17 @@ fn read_text_without_text_and_password_capabilities_are_honest() {
                 let root = root_of(svc, app.pid, title).await;
                 let s = observe(svc, &root).await;
                 let b = search(svc, &s, json!({ "text": button })).await;
-                let b = b.first().unwrap_or_else(|| panic!("no {button} in {argv:?}"));
+                let b = b
+                    .first()
+                    .unwrap_or_else(|| panic!("no {button} in {argv:?}"));
                 let res = call(svc, "read_text", json!({ "stateId": s, "ref": r(b) })).await;
                 let e = &res.structured["error"];
                 assert_eq!(e["code"], "not_supported", "{argv:?}: {}", res.text);
                 assert!(res.text.contains("it offers:"), "{argv:?}: {}", res.text);
             }
-            let app = d.launch(&["zenity", "--password", "--title", "Vault"]).await;
+            let app = d
+                .launch(&["zenity", "--password", "--title", "Vault"])
+                .await;
             let root = root_of(svc, app.pid, "Vault").await;
             let s = observe(svc, &root).await;
             let field = one(svc, &s, json!({ "role": "password-text" })).await;
@@ -3271,7 +3397,11 @@ fn read_text_without_text_and_password_capabilities_are_honest() {
             assert!(!caps.contains("read-text"), "{node}");
             assert!(caps.contains("set-text"), "{node}");
             let res = call(svc, "read_text", json!({ "stateId": s, "ref": r(&field) })).await;
-            assert_eq!(res.structured["error"]["code"], "not_supported", "{}", res.text);
+            assert_eq!(
+                res.structured["error"]["code"], "not_supported",
+                "{}",
+                res.text
+            );
         },
     );
 }

@@ -13,7 +13,8 @@ use crate::error::LinuxError;
 const IFACE: &str = "org.a11y.atspi.Value";
 
 /// Current, minimum, maximum and minimum increment, read in one `GetAll` or one `Get` each
-/// (see [`PropReads`]).
+/// (see [`PropReads`]; Gecko's one by one: `Toolkit::value_reads`). A property the bridge
+/// cannot answer fails the read (Gecko's `MinimumValue` of NaN).
 pub(crate) async fn value(
     c: &Caller,
     o: &Obj,
