@@ -9,7 +9,7 @@ PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
   gtk-3-examples zenity mousepad gnome-calculator python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 python3-gi-cairo
   tesseract-ocr tesseract-ocr-eng fonts-dejavu-core chromium python3-pip ca-certificates curl pkg-config
   featherpad gedit xfce4-terminal thunar libatk-adaptor gimp nodejs thunderbird firefox-esr gnome-text-editor nautilus
-  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3)
+  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
 
 log() { echo "install-deps: $*" >&2; }
 

@@ -263,12 +263,23 @@ impl LinuxBackend {
         observe::Limits {
             per_call: c.call_timeout,
             ping: c.ping_timeout,
+            patience: c.ping_timeout,
             in_flight: c.in_flight,
             max_depth: c.max_depth,
         }
     }
 
     async fn list(&self, deadline: Deadline) -> std::result::Result<Vec<Target>, LinuxError> {
+        self.list_within(deadline, self.inner.config.list_call_timeout)
+            .await
+    }
+
+    /// [`Self::list`] with `per_call` for each app's calls (a busy app is waited for that long).
+    async fn list_within(
+        &self,
+        deadline: Deadline,
+        per_call: Duration,
+    ) -> std::result::Result<Vec<Target>, LinuxError> {
         let inner = &self.inner;
         let att = match self.attached(deadline).await {
             Ok(a) => a,
@@ -276,7 +287,7 @@ impl LinuxBackend {
         };
         let known = lock(&inner.apps).clone();
         let limits = ListLimits {
-            per_call: inner.config.list_call_timeout,
+            per_call,
             in_flight: inner.config.in_flight,
         };
         let x11_f = async {
@@ -373,7 +384,12 @@ impl LinuxBackend {
                 return Ok((att, t));
             }
         }
-        self.list(deadline.cap(Duration::from_secs(2))).await?;
+        // A busy app left unresolved by a quick listing is waited for as long as the caller's
+        // budget allows (`observe::patience`); under the default budget, the quick listing.
+        let short = self.inner.config.list_call_timeout;
+        let per_call = observe::patience(short, deadline, false);
+        self.list_within(deadline.cap(Duration::from_secs(2) + per_call), per_call)
+            .await?;
         let att = self.attached(deadline).await?;
         lock(&self.inner.targets)
             .get(&root.key)
@@ -470,7 +486,9 @@ impl LinuxBackend {
         } else {
             None
         };
-        let limits = self.observe_limits();
+        let mut limits = self.observe_limits();
+        let stopped = target.info.pid.is_some_and(procfs::stopped);
+        limits.patience = observe::patience(limits.ping, deadline, stopped);
         let scope = observe::Scope {
             bus: &att.bus,
             root: obj,
@@ -679,12 +697,14 @@ impl Backend for LinuxBackend {
         req: &ObserveRequest,
         deadline: Deadline,
     ) -> Result<Snapshot> {
+        // What `target` waits for a busy app's listing.
+        let waited = observe::patience(self.inner.config.list_call_timeout, deadline, false);
         let (att, target) = self.target(root, deadline).await?;
         let Some(obj) = target.obj.clone() else {
             if target.info.has_tree {
                 return Err(LinuxError::Unresponsive {
                     what: format!("application of \"{}\"", root.title),
-                    timeout: self.inner.config.list_call_timeout,
+                    timeout: waited,
                 }
                 .into());
             }

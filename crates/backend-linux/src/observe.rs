@@ -42,7 +42,7 @@ mod gtk4;
 mod table;
 mod tree;
 
-use gtk4::{gtk4_showing, judges_gtk4_screen, unshow_gtk4_boxes};
+use gtk4::{gtk4_showing, judges_gtk4_screen, unshow_gtk4_boxes, unshow_gtk4_covered};
 use tree::{add_children, assemble, reorder, scrolled_away, Reordered};
 
 /// Nodes planned between two sends of the calls planned so far.
@@ -58,6 +58,9 @@ pub(crate) struct Limits {
     pub per_call: Duration,
     /// Timeout of the responsiveness ping sent before anything big.
     pub ping: Duration,
+    /// How long the ping may wait for a busy app ([`patience`]): `ping` unless the caller gave
+    /// a longer budget than the default look.
+    pub patience: Duration,
     /// Calls in flight.
     pub in_flight: usize,
     /// Depth below which nodes are not expanded (unnamed wrappers do not count).
@@ -182,6 +185,21 @@ impl CacheIndex {
     }
 }
 
+/// The budget of the default look (`observe_ui` without `timeoutMs`).
+pub(crate) const DEFAULT_LOOK: Duration = Duration::from_secs(8);
+
+/// How long a call that tells a busy app from a hung one may wait: `short` while no more than
+/// the default look's budget is left (a hung app fails fast), else half of what is left (the
+/// other half reads the app), never less than `short`. A stopped app never answers: `short`.
+pub(crate) fn patience(short: Duration, deadline: Deadline, stopped: bool) -> Duration {
+    let left = deadline.remaining();
+    if stopped || left <= DEFAULT_LOOK {
+        short
+    } else {
+        (left / 2).max(short)
+    }
+}
+
 /// Observes the subtree of `scope.root`.
 pub(crate) async fn observe(
     scope: Scope<'_>,
@@ -218,6 +236,7 @@ pub(crate) async fn observe(
     }
     if scope.toolkit == Toolkit::Gtk4 {
         unshow_gtk4_boxes(&mut walk.nodes);
+        unshow_gtk4_covered(&env.c, &mut walk.nodes, scope.origin).await;
     }
     let (out, complete) = walk.finish(&mut notes);
     let mut timings = Timings {
@@ -254,7 +273,7 @@ async fn first_look(
     // walk still has time to return something.
     let items_timeout = deadline.remaining().mul_f64(0.6);
     let ping = c.call_within::<_, u32>(
-        scope.limits.ping,
+        scope.limits.patience,
         &scope.root.bus,
         &scope.root.path,
         "org.a11y.atspi.Accessible",
@@ -278,6 +297,14 @@ async fn first_look(
             (role, i)
         }
     };
+    let waited = t0.elapsed();
+    if waited > scope.limits.ping {
+        notes.push(format!(
+            "the app was busy: it answered after {} ms (the budget allowed up to {} ms)",
+            waited.as_millis(),
+            scope.limits.patience.as_millis()
+        ));
+    }
     let index = match items {
         Ok(items) => CacheIndex::build(&scope.root.bus, items),
         Err(e) if e.is_gone() => return Err(e),

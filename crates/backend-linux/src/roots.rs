@@ -112,6 +112,15 @@ impl Toolkit {
         }
     }
 
+    /// Whether this toolkit never sets `SHOWING` on the items of a menu popup, open or not:
+    /// GTK 2's gail (GIMP 2.10). An open menu's items are `VISIBLE` with their place on screen;
+    /// a closed one's answer the rectangle of a widget without a window, 1×1 at `i32::MIN`.
+    /// `press` counts such an item as on screen when it is visible with a place on screen
+    /// (`act/menu.rs`); a look still calls it hidden.
+    pub(crate) fn leaves_menu_items_unshown(self) -> bool {
+        self == Toolkit::Gtk2
+    }
+
     /// How this toolkit's `Value` interface is read. Gecko answers NaN for the value and range
     /// of a number field it no longer shows (the account hub's Port after Back) and its ATK
     /// getters then leave the `GValue` empty: at-spi2-atk's `MinimumValue` getter writes

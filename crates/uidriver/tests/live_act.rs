@@ -1554,3 +1554,127 @@ fn a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on() {
         },
     );
 }
+
+/// Issue "tell the truth", item 6a: a step's evidence comes from after its own delivery. In a
+/// batch of a click that selects a file and a key that does nothing (Pause), the key step was
+/// `worked` from the click's own events: Thunar renames its status bar a moment after the
+/// selection ("the app reacted: PropertyChange (accessible-name) on … status-bar"). In Thunar
+/// (GTK 3, detailed list view) and nautilus (GTK 4), three files are each clicked then Pause
+/// pressed: the key step is never `worked`. The rule does not hide a key's own effect: in Thunar
+/// a click then F2 is `worked`, and the rename dialog it opens is listed by find_roots (the
+/// independent record).
+#[test]
+fn a_later_step_is_not_worked_from_the_earlier_steps_events() {
+    live(
+        "a_later_step_is_not_worked_from_the_earlier_steps_events",
+        300,
+        &["thunar", "nautilus"],
+        |t| async move {
+            let d = Desk::start(&t).await;
+            let svc = &d.svc;
+            for exe in ["thunar", "nautilus"] {
+                let dir = tempdir();
+                let files = dir.join(format!("files-{exe}"));
+                std::fs::create_dir_all(&files).expect("dir");
+                for f in ["alpha.txt", "bravo.txt", "charlie.txt"] {
+                    std::fs::write(files.join(f), "x").expect("file");
+                }
+                let path = files.to_str().expect("utf-8");
+                let argv: Vec<&str> = if exe == "thunar" {
+                    vec!["thunar", path]
+                } else {
+                    vec!["nautilus", "--new-window", path]
+                };
+                let app = d.launch(&argv).await;
+                let root = root_of(svc, app.pid, &format!("files-{exe}")).await;
+                settled(svc, app.pid).await;
+                if exe == "thunar" {
+                    // The detailed list view: its rows are cells a look reads (the icon view
+                    // has none).
+                    let s = observe(svc, &root).await;
+                    let res = act(
+                        svc,
+                        &s,
+                        json!([{ "action": "keypress", "keys": "ctrl+2" }]),
+                        json!({}),
+                    )
+                    .await;
+                    assert!(!res.is_error, "{}", res.text);
+                }
+                let rounds = [
+                    ("bravo.txt", "Pause"),
+                    ("charlie.txt", "Pause"),
+                    ("alpha.txt", "Pause"),
+                    ("bravo.txt", "F2"),
+                ];
+                for (name, key) in rounds {
+                    if key == "F2" && exe != "thunar" {
+                        continue;
+                    }
+                    let t0 = Instant::now();
+                    let (s, file) = loop {
+                        let s = observe(svc, &root).await;
+                        if let Some(f) = search(svc, &s, json!({ "text": name }))
+                            .await
+                            .into_iter()
+                            .next()
+                        {
+                            break (s, f);
+                        }
+                        if t0.elapsed() > Duration::from_secs(10) {
+                            let look = call(
+                                svc,
+                                "observe_ui",
+                                json!({ "root": root, "mode": "semantic" }),
+                            )
+                            .await;
+                            panic!("{exe}: {name} in the view:\n{}", look.text);
+                        }
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                    };
+                    let res = act(
+                        svc,
+                        &s,
+                        json!([{ "action": "click", "ref": r(&file) },
+                               { "action": "keypress", "keys": key }]),
+                        json!({}),
+                    )
+                    .await;
+                    let outcomes = step_outcomes(&res);
+                    assert_eq!(outcomes[0], "worked", "{exe}: {}", res.text);
+                    if key == "F2" {
+                        assert_eq!(outcomes[1], "worked", "{exe}: {}", res.text);
+                        let dialogs = ok(
+                            svc,
+                            "find_roots",
+                            json!({ "pid": app.pid, "text": "Rename" }),
+                        )
+                        .await;
+                        assert_eq!(
+                            dialogs["roots"].as_array().map(Vec::len),
+                            Some(1),
+                            "{dialogs}"
+                        );
+                        let dialog = root_of(svc, app.pid, "Rename").await;
+                        let ds = observe(svc, &dialog).await;
+                        let res = act(
+                            svc,
+                            &ds,
+                            json!([{ "action": "keypress", "keys": "Escape" }]),
+                            json!({}),
+                        )
+                        .await;
+                        assert!(!res.is_error, "{}", res.text);
+                    } else {
+                        assert_ne!(outcomes[1], "worked", "{exe}, {name}: {}", res.text);
+                    }
+                }
+                d.let_go(app.pid);
+                let _ = std::process::Command::new("kill")
+                    .arg(app.pid.to_string())
+                    .status();
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        },
+    );
+}

@@ -10,7 +10,7 @@ use uidriver_core::{Delivery, Error, ErrorCode, Role, StepReport};
 
 use super::verify;
 use super::{pick_action, Ctx, Element};
-use crate::atspi::{accessible, action, state as st, Ifaces, Obj};
+use crate::atspi::{accessible, action, component, state as st, Ifaces, Obj};
 
 /// Actions that open a menu, in priority order (GTK 3 and VCL `click`, Qt `ShowMenu`).
 const OPEN: &[&str] = &[
@@ -57,8 +57,25 @@ fn openers_above(ctx: &Ctx<'_>, el: &Element<'_>) -> Vec<usize> {
     chain
 }
 
+/// Whether a rectangle `(x, y, width, height)` read from GTK 2 is a place on screen: an item
+/// of a menu never opened answers 1×1 at `i32::MIN` (one opened before keeps its last place,
+/// and its `click` action then presses it all the same).
+fn on_screen((x, y, w, h): (i32, i32, i32, i32)) -> bool {
+    x != i32::MIN && y != i32::MIN && w > 1 && h > 1
+}
+
+/// Whether `o` is on screen: `SHOWING`, or, in GTK 2, which never sets it on a menu's items,
+/// visible with a place on screen (a closed menu's items answer 1×1 at `i32::MIN`).
 async fn showing(ctx: &Ctx<'_>, o: &Obj) -> bool {
-    matches!(verify::read(&ctx.caller, o).await, Ok(Some(r)) if r.states.has(st::SHOWING))
+    match verify::read(&ctx.caller, o).await {
+        Ok(Some(r)) if r.states.has(st::SHOWING) => true,
+        Ok(Some(r)) if r.states.has(st::VISIBLE) && ctx.toolkit().leaves_menu_items_unshown() => {
+            component::extents(&ctx.caller, o, component::COORD_SCREEN)
+                .await
+                .is_ok_and(on_screen)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a GTK 4 menu item is in an open menu: GTK 4.8 sets `SHOWING` on nothing below a
@@ -168,14 +185,9 @@ pub(crate) async fn open_menus_above(
 
 /// Whether a level's items show within [`OPENS_WITHIN`] of its opening.
 async fn shown_soon(ctx: &Ctx<'_>, l: &Level) -> bool {
-    let c = &ctx.caller;
     let mut w = ctx.watch(&l.opener.bus).await;
     w.until(OPENS_WITHIN, || async {
-        verify::read(c, &l.shows)
-            .await
-            .ok()
-            .flatten()
-            .filter(|n| n.states.has(st::SHOWING))
+        showing(ctx, &l.shows).await.then_some(())
     })
     .await
     .is_some()

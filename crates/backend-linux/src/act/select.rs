@@ -120,12 +120,14 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
             ),
         );
     };
-    let taken = if fit == choose::Fit::Exact {
-        String::new()
-    } else {
-        format!(", {value:?} taken as {:?}", opts.items[index].1)
-    };
     let label = opts.items[index].1.clone();
+    // The option by its label, not its index: the index counts every child of the list
+    // (separators, options the look does not list), which is no place an outline shows.
+    let said = if fit == choose::Fit::Exact {
+        format!("option {label:?}")
+    } else {
+        format!("option {label:?} (asked for {value:?})")
+    };
     let is_selected = || async {
         if accessible::states(c, &option)
             .await
@@ -149,24 +151,23 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
     };
     r.verification.method = VerificationMethod::ReadBack;
     if is_selected().await {
-        return nothing_to_send(r, format!("option {index} of {e} was already selected"));
+        return nothing_to_send(r, format!("{said} of {e} was already selected"));
     }
     let mut w = ctx.watch(&el.obj.bus).await;
-    let n = opts.items.len();
     let answer = match &chooser {
         Chooser::Selection(holder) => {
             r.delivery.method = DeliveryMethod::Selection;
             r.delivery.detail = Some(if *holder == el.obj {
-                format!("option {index} of {n}{taken}")
+                said.clone()
             } else {
-                format!("option {index} of {n}{taken}, SelectChild on the list holding them")
+                format!("{said}, SelectChild on the list holding them")
             });
             selection::select_child(c, holder, index as i32).await
         }
         Chooser::Action(i, name) => {
             r.delivery.method = DeliveryMethod::SemanticAction;
             r.delivery.detail = Some(format!(
-                "option {index} of {n}{taken}: its action {name:?} (no Selection interface)"
+                "{said}: its action {name:?} (no Selection interface)"
             ));
             action::do_action(c, &option, *i).await
         }
@@ -180,7 +181,7 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
                 Some((i, name)) => {
                     r.delivery.method = DeliveryMethod::SemanticAction;
                     r.delivery.detail = Some(format!(
-                        "option {index} of {n}{taken}: its action {name:?} (SelectChild was refused)"
+                        "{said}: its action {name:?} (SelectChild was refused)"
                     ));
                     action::do_action(c, &option, i).await
                 }
@@ -190,7 +191,7 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
         (a, _) => a,
     };
     if !record_answer(r, answer, || {
-        format!("the toolkit refused to select option {index} of {e}")
+        format!("the toolkit refused to select {said} of {e}")
     }) {
         return;
     }
@@ -201,11 +202,11 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
     match got {
         Some(()) => {
             r.verification.passed = Some(true);
-            r.verification.detail = Some(format!("option {index} of {e} reads back selected"));
+            r.verification.detail = Some(format!("{said} of {e} reads back selected"));
         }
         None => {
             r.verification.detail = Some(format!(
-                "option {index} of {e} does not read back selected after {} ms",
+                "{said} of {e} does not read back selected after {} ms",
                 SETTLE.as_millis()
             ))
         }

@@ -49,6 +49,11 @@ const FOCUS_OBJECTS: usize = 8;
 /// Before sending, the app must have been quiet (no events our steps did not cause) this long,
 /// or its events cannot be told from ours.
 const QUIET_BEFORE: Duration = Duration::from_millis(150);
+/// Before sending, the app must also have been quiet this long after the events our own earlier
+/// steps caused: the tail of an earlier step's reaction is that step's (nautilus renames its
+/// floating status label over 200 ms after a click selected a file; a Pause pressed next was
+/// `worked` from it).
+const OWN_TAIL: Duration = Duration::from_millis(400);
 /// How long a step waits for that quiet (an app still busy starting up, say); after this the
 /// step goes ahead and the app's events do not count as evidence.
 const WAIT_FOR_QUIET: Duration = Duration::from_millis(500);
@@ -212,14 +217,20 @@ impl<'a> Watch<'a> {
         opened: Option<&'a AtomicBool>,
         known: Option<&'a HashSet<String>>,
     ) -> Watch<'a> {
+        // The quiet waited for includes the events of our own earlier steps ([`OWN_TAIL`]): the
+        // tail of an earlier step's reaction (Thunar's status bar renamed after a click selected
+        // a file) is that step's, and must have arrived before this step listens. Only events no
+        // step explained make the app busy.
         let t0 = Instant::now();
         let busy = loop {
             let now = Instant::now();
-            if !events.busy_since(bus, now.checked_sub(QUIET_BEFORE).unwrap_or(now)) {
+            let since = now.checked_sub(QUIET_BEFORE).unwrap_or(now);
+            let tail = now.checked_sub(OWN_TAIL).unwrap_or(now);
+            if !events.active_since(bus, tail) {
                 break false;
             }
             if now.duration_since(t0) >= WAIT_FOR_QUIET {
-                break true;
+                break events.busy_since(bus, since);
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         };

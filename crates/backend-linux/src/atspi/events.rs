@@ -176,6 +176,13 @@ impl Events {
         })
     }
 
+    /// Whether `bus` sent a reaction event after `since`, explained or not.
+    pub(crate) fn active_since(&self, bus: &str, since: Instant) -> bool {
+        let a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.get(bus)
+            .is_some_and(|a| a.last_change.is_some_and(|t| t > since))
+    }
+
     /// Records that every event of `bus` up to now was explained by an action of ours.
     pub(crate) fn account(&self, bus: &str) {
         let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());

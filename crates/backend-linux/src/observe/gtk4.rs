@@ -2,9 +2,12 @@
 //! widget under a showing parent counts as showing, unless the rectangle of a layout container
 //! above it says it is not on screen (see `crates/backend-linux/TOOLKITS.md`).
 
+use uidriver_core::Bounds;
+
 use super::Raw;
-use crate::atspi::{state, Ifaces, States};
-use crate::mapping;
+use crate::atspi::connection::Caller;
+use crate::atspi::{component, state, Ifaces, States};
+use crate::mapping::{self, role};
 
 /// GTK 4.8 sets `SHOWING` only on windows (libatspi sees 1 showing node of 96 in
 /// gnome-calculator), but `VISIBLE` tracks the widget: a visible widget inside a showing parent
@@ -33,8 +36,8 @@ pub(super) fn judges_gtk4_screen(nodes: &[Raw], n: usize) -> bool {
 /// Takes back the `SHOWING` that [`gtk4_showing`] lent a visible GTK4 widget whose
 /// rectangle shows it is not on screen: no area (GTK 4.8 keeps a stack page not shown, a
 /// closed revealer or info bar visible at 0×0 at its parent's corner: gnome-text-editor's
-/// "Could Not Open File" bar, its hidden "Start or Open a Document" page), or wholly outside
-/// the observed window; and from everything below such a widget. The observed node keeps it.
+/// "Could Not Open File" bar, its hidden "Start or Open a Document" page), or outside the
+/// observed window ([`off_window`]); and from everything below such a widget. The observed node keeps it.
 pub(super) fn unshow_gtk4_boxes(nodes: &mut [Raw]) {
     let root_box = nodes[0].details.as_ref().and_then(|d| d.bounds);
     let mut stack: Vec<(usize, bool)> = nodes[0].children.iter().map(|&k| (k, false)).collect();
@@ -44,11 +47,103 @@ pub(super) fn unshow_gtk4_boxes(nodes: &mut [Raw]) {
                 d.empty
                     || d.bounds
                         .zip(root_box)
-                        .is_some_and(|(b, r)| b.intersect(&r).is_none())
+                        .is_some_and(|(b, r)| off_window(&b, &r))
             });
         if off {
             nodes[n].d.states.0 &= !(1 << state::SHOWING);
         }
         stack.extend(nodes[n].children.iter().map(|&k| (k, off)));
+    }
+}
+
+/// Whether `b` lies outside the window `r`: no overlap, or an overlap of at most one pixel
+/// across where `b` itself is wider (tall) than that (a libadwaita leaflet leaves the page it
+/// slid away from with its first column on the window's last).
+fn off_window(b: &Bounds, r: &Bounds) -> bool {
+    match b.intersect(r) {
+        None => true,
+        Some(i) => (i.width <= 1 && b.width > 1) || (i.height <= 1 && b.height > 1),
+    }
+}
+
+/// Takes back the `SHOWING` [`gtk4_showing`] lent to all but one of sibling layout boxes that
+/// GTK 4 reports on the same rectangle (siblings above a `GtkStackPage` wrapper), and from all
+/// below them: a stack or a libadwaita leaflet
+/// keeps a page it moved away from visible at its last place (the page shown before Back sits
+/// where the current one is), and only the current one is drawn there. GTK's own hit test at the
+/// rectangle's center (`GetAccessibleAtPoint` from the window, window-relative, answered with
+/// the deepest widget at once) says which one is drawn; when it lands in none of them, or the
+/// call fails, all keep it. One call per such group, none in most windows. `origin` is where
+/// the window's (0, 0) was placed on screen (the rectangles read are placed by it).
+pub(super) async fn unshow_gtk4_covered(c: &Caller, nodes: &mut [Raw], origin: Option<(i32, i32)>) {
+    let Some((ox, oy)) = origin else { return };
+    if !matches!(nodes[0].d.role, role::FRAME | role::WINDOW | role::DIALOG) {
+        return;
+    }
+    let showing_box = |r: &Raw| {
+        r.d.states.has(state::SHOWING)
+            && r.d.child_count != 0
+            && mapping::is_layout_box(r.d.role)
+            && r.details
+                .as_ref()
+                .is_some_and(|d| !d.empty && d.bounds.is_some())
+    };
+    // A box's parent for this rule: above the wrappers without a rectangle that hold it alone
+    // (a `GtkStackPage`), so a stack's pages are siblings.
+    let parent_of = |nodes: &[Raw], mut n: usize| loop {
+        let p = nodes[n].parent?;
+        let w = &nodes[p].d;
+        if w.child_count == 1 && !w.ifaces.has(Ifaces::COMPONENT) && p != 0 {
+            n = p;
+        } else {
+            break Some(p);
+        }
+    };
+    let mut by_place: Vec<((usize, Bounds), Vec<usize>)> = Vec::new();
+    for k in 1..nodes.len() {
+        if !showing_box(&nodes[k]) {
+            continue;
+        }
+        let (Some(p), Some(b)) = (
+            parent_of(nodes, k),
+            nodes[k].details.as_ref().and_then(|d| d.bounds),
+        ) else {
+            continue;
+        };
+        match by_place.iter_mut().find(|(key, _)| *key == (p, b)) {
+            Some((_, g)) => g.push(k),
+            None => by_place.push(((p, b), vec![k])),
+        }
+    }
+    let groups = by_place.into_iter().map(|(_, g)| g).filter(|g| g.len() > 1);
+    for group in groups {
+        let Some(b) = nodes[group[0]].details.as_ref().and_then(|d| d.bounds) else {
+            continue;
+        };
+        let (x, y) = (b.x + b.width / 2 - ox, b.y + b.height / 2 - oy);
+        let window = nodes[0].d.obj.clone();
+        let Ok(Some(hit)) =
+            component::accessible_at_point(c, &window, x, y, component::COORD_SCREEN).await
+        else {
+            continue;
+        };
+        let Some(mut at) = nodes.iter().position(|r| r.d.obj == hit) else {
+            continue;
+        };
+        let drawn = loop {
+            if group.contains(&at) {
+                break Some(at);
+            }
+            match nodes[at].parent {
+                Some(p) => at = p,
+                None => break None,
+            }
+        };
+        let Some(drawn) = drawn else { continue };
+        let mut stack: Vec<usize> = group.iter().copied().filter(|&k| k != drawn).collect();
+        while let Some(n) = stack.pop() {
+            nodes[n].d.states.0 &= !(1 << state::SHOWING);
+            stack.extend(nodes[n].children.iter().copied());
+        }
     }
 }

@@ -453,7 +453,9 @@ impl Watcher for Successors<'_> {
                     mode,
                     successor_of: Some(last.unwrap_or(l.base).clone()),
                 },
-                deadline,
+                // A look of the act's: no longer than a plain look's default, so a hung app
+                // is told at once (only an explicit observe_ui budget waits for a busy one).
+                deadline.cap(self.svc.config.observe_timeout),
             )
             .await
             .map_err(|e| e.delivered(delivery))?;
