@@ -87,6 +87,8 @@ pub(crate) struct Ctx<'a> {
     /// The call checks an `expect` after the steps: input whose effect shows nowhere is left
     /// to it sooner (see [`Ctx::unconfirmed_wait`]).
     pub(crate) expect_follows: bool,
+    /// When the batch began: only its own steps' reactions are waited out before a step.
+    started: std::time::Instant,
 }
 
 /// Runs the steps of `req` through the shared runner ([`run_batch`]), this module performing
@@ -110,6 +112,7 @@ pub(crate) async fn run(
         caller,
         deadline,
         expect_follows: req.expect_follows,
+        started: std::time::Instant::now(),
         opened: AtomicBool::new(false),
         known: req
             .state
@@ -398,9 +401,15 @@ impl<'a> Ctx<'a> {
 
     /// Starts watching `bus`'s events for a step (see `verify.rs`).
     pub(crate) async fn watch(&self, bus: &str) -> verify::Watch<'_> {
-        verify::Watch::start(&self.att.events, bus, Some(&self.opened), Some(&self.known))
-            .await
-            .ignoring(&self.churn)
+        verify::Watch::start(
+            &self.att.events,
+            bus,
+            Some(&self.opened),
+            Some(&self.known),
+            Some(self.started),
+        )
+        .await
+        .ignoring(&self.churn)
     }
 
     /// The root's X11 window, when it has one.

@@ -90,7 +90,7 @@ async fn enabled_soon(ctx: &Ctx<'_>, el: &Element<'_>, l: &mut Live) -> bool {
         return true;
     }
     let c = &ctx.caller;
-    let mut w = Watch::start(&ctx.att.events, &el.obj.bus, None, None).await;
+    let mut w = Watch::start(&ctx.att.events, &el.obj.bus, None, None, None).await;
     let now = w
         .until(SETTLE, || async {
             match verify::read(c, &el.obj).await {

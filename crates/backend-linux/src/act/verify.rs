@@ -216,17 +216,20 @@ impl<'a> Watch<'a> {
         bus: &str,
         opened: Option<&'a AtomicBool>,
         known: Option<&'a HashSet<String>>,
+        batch_started: Option<Instant>,
     ) -> Watch<'a> {
-        // The quiet waited for includes the events of our own earlier steps ([`OWN_TAIL`]): the
-        // tail of an earlier step's reaction (Thunar's status bar renamed after a click selected
-        // a file) is that step's, and must have arrived before this step listens. Only events no
-        // step explained make the app busy.
+        // Within a batch (`batch_started`), the quiet waited for includes the events of its own
+        // earlier steps ([`OWN_TAIL`]): the tail of an earlier step's reaction (Thunar's status
+        // bar renamed after a click selected a file) is that step's, and must have arrived before
+        // this step listens. Events from before the batch (an earlier call's, already judged)
+        // are not waited for: a call's first step goes at once. Only events no step explained
+        // make the app busy.
         let t0 = Instant::now();
         let busy = loop {
             let now = Instant::now();
             let since = now.checked_sub(QUIET_BEFORE).unwrap_or(now);
-            let tail = now.checked_sub(OWN_TAIL).unwrap_or(now);
-            if !events.active_since(bus, tail) {
+            let tail = batch_started.map(|b| now.checked_sub(OWN_TAIL).unwrap_or(now).max(b));
+            if !events.busy_since(bus, since) && tail.is_none_or(|t| !events.active_since(bus, t)) {
                 break false;
             }
             if now.duration_since(t0) >= WAIT_FOR_QUIET {
