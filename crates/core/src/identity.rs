@@ -224,33 +224,48 @@ mod tests {
         }
     }
 
+    /// A node of `role` with `handle` on bus :1.3, named `name` ("" is unnamed), under `parent`
+    /// (its children list updated).
+    fn add(
+        nodes: &mut Vec<crate::model::Node>,
+        role: crate::vocab::Role,
+        handle: &str,
+        name: &str,
+        parent: Option<usize>,
+    ) -> usize {
+        use crate::model::Evidence;
+        let i = nodes.len();
+        if let Some(p) = parent {
+            nodes[p].children.push(i);
+        }
+        nodes.push(crate::model::Node {
+            role,
+            handle: format!(":1.3:{handle}"),
+            name: if name.is_empty() {
+                Evidence::Absent
+            } else {
+                Evidence::Known(name.into())
+            },
+            parent,
+            ..crate::model::Node::default()
+        });
+        i
+    }
+
     /// A list's row: unnamed, with `handle`, holding a cell named `file`.
     fn row_list(rows: &[(&str, &str)]) -> crate::model::Snapshot {
-        use crate::model::{Evidence, Node};
         use crate::vocab::Role;
-        let mut nodes = vec![Node {
-            role: Role::List,
-            handle: ":1.3:/list".into(),
-            name: Evidence::Known("Files".into()),
-            ..Node::default()
-        }];
+        let mut nodes = Vec::new();
+        add(&mut nodes, Role::List, "/list", "Files", None);
         for (handle, file) in rows {
-            let row = nodes.len();
-            nodes[0].children.push(row);
-            nodes.push(Node {
-                role: Role::Row,
-                handle: format!(":1.3:{handle}"),
-                parent: Some(0),
-                children: vec![row + 1],
-                ..Node::default()
-            });
-            nodes.push(Node {
-                role: Role::Cell,
-                handle: format!(":1.3:{handle}/cell"),
-                name: Evidence::Known((*file).into()),
-                parent: Some(row),
-                ..Node::default()
-            });
+            let row = add(&mut nodes, Role::Row, handle, "", Some(0));
+            add(
+                &mut nodes,
+                Role::Cell,
+                &format!("{handle}/cell"),
+                file,
+                Some(row),
+            );
         }
         complete(nodes)
     }
@@ -285,28 +300,11 @@ mod tests {
 
     /// A table of (name, handle) cells under one tree; "" is a blank cell.
     fn cells(list: &[(&str, &str)]) -> crate::model::Snapshot {
-        use crate::model::{Evidence, Node};
         use crate::vocab::Role;
-        let mut nodes = vec![Node {
-            role: Role::Tree,
-            handle: ":1.3:/tree".into(),
-            name: Evidence::Known("Files".into()),
-            ..Node::default()
-        }];
+        let mut nodes = Vec::new();
+        add(&mut nodes, Role::Tree, "/tree", "Files", None);
         for (name, handle) in list {
-            let i = nodes.len();
-            nodes[0].children.push(i);
-            nodes.push(Node {
-                role: Role::Cell,
-                handle: format!(":1.3:{handle}"),
-                name: if name.is_empty() {
-                    Evidence::Absent
-                } else {
-                    Evidence::Known((*name).into())
-                },
-                parent: Some(0),
-                ..Node::default()
-            });
+            add(&mut nodes, Role::Cell, handle, name, Some(0));
         }
         complete(nodes)
     }
