@@ -3,7 +3,8 @@
 //! `Input.dispatch*Event`, `cdp-dom` for DOM-level changes), and how the effect was verified
 //! (the element received the event, a read-back of its value or state, or the document
 //! being replaced). The batch is core's `run_batch`; this file is the page's step driver:
-//! grounding, hit-testing and the pointer steps; text, value and state steps are `edit.rs`.
+//! grounding, hit-testing and the pointer steps. Text, value and state steps are `edit.rs`;
+//! recording verdicts, and the probe counting the events that reach the page, `verify.rs`.
 //!
 //! Pointer steps never click blind: the element is scrolled into view, its centre is hit-tested
 //! with `DOM.getNodeForLocation`, and when something else covers it the step is refused before
@@ -32,8 +33,7 @@ use crate::extract::{parse_handle, Viewport};
 use crate::input::{click_events, mouse_move, wheel};
 use crate::page::{Page, WALKER_JS};
 use crate::protocol::{CallArgument, GetNodeForLocation, ResolveNode};
-
-pub(crate) const U: &str = "globalThis[Symbol.for('uidriver')]";
+use crate::verify::{self, verify};
 
 /// Runs the steps of one act call on one page.
 pub async fn run(
@@ -322,7 +322,7 @@ impl Actor<'_> {
         };
         let mut frame: Option<Arc<Page>> = None;
         let (mut lx, mut ly) = (x, y);
-        for _ in 0..crate::frames::MAX_FRAME_DEPTH {
+        for _ in 0..crate::page::MAX_FRAME_DEPTH {
             let p = frame.as_deref().unwrap_or(self.page);
             let closed = p.call_on(&h, CLOSED_FRAME_JS, vec![], self.deadline).await;
             if closed.ok().and_then(|v| v.as_bool()) != Some(true) {
@@ -388,7 +388,7 @@ impl Actor<'_> {
              return globalThis[K].deepFocus(); }})()"
         );
         let mut frame: Option<Arc<Page>> = None;
-        for _ in 0..crate::frames::MAX_FRAME_DEPTH {
+        for _ in 0..crate::page::MAX_FRAME_DEPTH {
             let p = frame.as_deref().unwrap_or(self.page);
             let Some(o) = p
                 .eval_world(&expr, false, self.deadline)
@@ -413,33 +413,6 @@ impl Actor<'_> {
             }
         }
         Ok((frame, None))
-    }
-
-    /// Starts counting pointer/key events that reach the element (capture phase, our world).
-    pub(crate) async fn probe(&self, page: &Page, obj: &str, events: &[&str]) -> Result<()> {
-        let arg = CallArgument {
-            value: Some(json!(events)),
-            object_id: None,
-        };
-        page.call_on(obj, PROBE_JS, vec![arg], self.deadline)
-            .await?;
-        Ok(())
-    }
-
-    /// Reads the counts; None when the document was replaced meanwhile (a navigation).
-    pub(crate) async fn read_probe(&self, page: &Page) -> Result<Option<Value>> {
-        let expr = format!(
-            "(() => {{ const U = {U}; if (!U || !U.probe) return null; const s = U.probe.seen; \
-             U.probe.off(); U.probe = null; return s; }})()"
-        );
-        match page.eval_value(&expr, self.deadline).await {
-            Ok(Value::Null) => Ok(None),
-            Ok(v) => Ok(Some(v)),
-            Err(CdpError::TargetClosed(m)) => {
-                Err(Error::new(ErrorCode::TargetClosed, m).delivered(Delivery::Delivered))
-            }
-            Err(e) => Err(maybe_delivered(e)),
-        }
     }
 
     /// A screen point for the report (the same mapping as node bounds).
@@ -505,8 +478,8 @@ impl Actor<'_> {
             match page.send(ev, self.deadline).await {
                 Ok(_) => {}
                 // The input opened a JavaScript dialog: its reply waits for the dialog, so the
-                // opening is the answer (the verification reads it, see `verify_click`).
-                Err(e) if crate::dialog::blocked_by(&e).is_some() => {
+                // opening is the answer (the verification reads it, see `verify::click`).
+                Err(e) if crate::dialog_state::blocked_by(&e).is_some() => {
                     r.delivery.delivered = Delivery::Delivered;
                     return Ok(());
                 }
@@ -550,7 +523,7 @@ impl Actor<'_> {
                     "Close or remove what covers it first (search_ui for the overlay's button), or use press, which activates the element itself through the DOM.",
                 ));
             }
-            self.probe(self.page_of(el), &el.obj, &events).await?;
+            verify::probe(self.page_of(el), &el.obj, &events, self.deadline).await?;
             r.delivery.method = DeliveryMethod::CdpDom;
             r.delivery.delivered = Delivery::Maybe;
             r.delivery.detail = Some(format!(
@@ -565,50 +538,12 @@ impl Actor<'_> {
             }
             r.delivery.delivered = Delivery::Delivered;
         } else {
-            self.probe(self.page_of(el), &el.obj, &events).await?;
+            verify::probe(self.page_of(el), &el.obj, &events, self.deadline).await?;
             let (to, x, y) = self.pointer_route(el, &g);
             self.send_mouse_to(to, r, click_events(x, y, button, count))
                 .await?;
         }
-        self.verify_click(r, self.page_of(el), button, count).await
-    }
-
-    async fn verify_click(
-        &self,
-        r: &mut StepReport,
-        page: &Page,
-        button: Button,
-        count: u8,
-    ) -> Result<()> {
-        if let Some(d) = page.dialog() {
-            crate::dialog::opened_by_step(r, &d);
-            return Ok(());
-        }
-        match self.read_probe(page).await? {
-            None => verify(
-                r,
-                VerificationMethod::RootChange,
-                true,
-                "the page loaded a new document",
-                "",
-            ),
-            Some(seen) => {
-                let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
-                let (ok, what) = match button {
-                    Button::Left => (n("click") >= u64::from(count), "click"),
-                    Button::Right => (n("contextmenu") + n("mouseup") > 0, "contextmenu"),
-                    Button::Middle => (n("auxclick") + n("mouseup") > 0, "auxclick"),
-                };
-                verify(
-                    r,
-                    VerificationMethod::State,
-                    ok,
-                    &format!("the element received {what}"),
-                    &format!("no {what} event reached the element"),
-                );
-            }
-        }
-        Ok(())
+        verify::click(r, self.page_of(el), button, count, self.deadline).await
     }
 
     async fn point_click(
@@ -628,10 +563,11 @@ impl Actor<'_> {
             )
         })?;
         let page = frame.as_deref().unwrap_or(self.page);
-        self.probe(
+        verify::probe(
             page,
             &hit,
             &["mousedown", "mouseup", "click", "auxclick", "contextmenu"],
+            self.deadline,
         )
         .await?;
         // Into an out-of-process frame through its own session (see `pointer_route`).
@@ -641,7 +577,7 @@ impl Actor<'_> {
             .await;
         page.release(&hit).await;
         sent?;
-        self.verify_click(r, page, button, count).await
+        verify::click(r, page, button, count, self.deadline).await
     }
 
     async fn hover(&self, r: &mut StepReport, t: &Target) -> Result<()> {
@@ -770,31 +706,27 @@ impl Actor<'_> {
             .result
             .object_id;
         if let Some(w) = &win {
-            self.probe(probe_page, w, &["mousedown", "mousemove", "mouseup"])
-                .await?;
+            verify::probe(
+                probe_page,
+                w,
+                &["mousedown", "mousemove", "mouseup"],
+                self.deadline,
+            )
+            .await?;
         }
         self.send_mouse_to(to, r, evs).await?;
-        match self.read_probe(probe_page).await? {
-            None => verify(
+        if let Some(seen) = verify::counted(r, probe_page, self.deadline).await? {
+            let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
+            // Evidence that the whole gesture reached the page; its effect (what moved
+            // where) is for the next observation to show.
+            let ok = n("mousedown") >= 1 && n("mousemove") >= 1 && n("mouseup") >= 1;
+            verify(
                 r,
-                VerificationMethod::RootChange,
-                true,
-                "the page loaded a new document",
-                "",
-            ),
-            Some(seen) => {
-                let n = |k: &str| seen.get(k).and_then(Value::as_u64).unwrap_or(0);
-                // Evidence that the whole gesture reached the page; its effect (what moved
-                // where) is for the next observation to show.
-                let ok = n("mousedown") >= 1 && n("mousemove") >= 1 && n("mouseup") >= 1;
-                verify(
-                    r,
-                    VerificationMethod::State,
-                    ok,
-                    "the page received press, moves and release",
-                    "the page did not receive the whole gesture",
-                );
-            }
+                VerificationMethod::State,
+                ok,
+                "the page received press, moves and release",
+                "the page did not receive the whole gesture",
+            );
         }
         Ok(())
     }
@@ -882,18 +814,6 @@ fn hit_of(v: Value) -> Result<Hit> {
     Ok(if ok { Hit::Target } else { Hit::Covered(desc) })
 }
 
-pub(crate) fn verify(
-    r: &mut StepReport,
-    method: VerificationMethod,
-    ok: bool,
-    yes: &str,
-    no: &str,
-) {
-    r.verification.method = method;
-    r.verification.passed = Some(ok);
-    r.verification.detail = Some(if ok { yes } else { no }.to_string());
-}
-
 pub(crate) fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
@@ -918,9 +838,6 @@ const POINT_EL_JS: &str = include_str!("js/point_el.js");
 
 /// Whether `this` is a frame element whose document this world cannot enter.
 const CLOSED_FRAME_JS: &str = include_str!("js/closed_frame.js");
-
-/// Counts the named events reaching `this` (capture phase) until read.
-const PROBE_JS: &str = include_str!("js/probe.js");
 
 /// Scroll offsets of the element, its ancestors (across frames) and the window.
 const SCROLL_STATE_JS: &str = include_str!("js/scroll_state.js");

@@ -6,7 +6,7 @@
 //! included, and a dialog that opened before any session enabled the Page domain is never
 //! reported. A popup that alerts as it loads then made every listing wait out its deadline
 //! (measured: 30 s) and its dialog could not be seen. Held at start, a page cannot open a
-//! dialog before `dialog.rs` listens. Attaching on demand (`Browser::page`) stays for pages
+//! dialog before `dialog_state.rs` listens. Attaching on demand (`Browser::page`) stays for pages
 //! that existed before; the first session of a page is the one kept.
 
 use std::collections::HashMap;
@@ -18,7 +18,7 @@ use tokio::sync::broadcast::error::RecvError;
 use uidriver_core::Deadline;
 
 use crate::client::Client;
-use crate::dialog::{Dialogs, Peers};
+use crate::dialog_state::{Dialogs, Peers};
 use crate::error::CdpResult;
 use crate::page::Page;
 use crate::protocol::{AttachedToTarget, RunIfWaitingForDebugger, SetAutoAttach, TargetFilter};

@@ -2,7 +2,6 @@
 //! it launched or attached to, finds the page behind a root key, and delegates: listing to
 //! `roots.rs`, observing to `extract.rs`, acting to `act.rs`, page operations to `page.rs`.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +14,9 @@ use uidriver_core::{
 };
 
 use crate::browser::Browser;
+use crate::config::CdpConfig;
 use crate::dialog;
+use crate::doctor::CdpDoctor;
 use crate::downloads;
 use crate::error::CdpError;
 use crate::extract::{self, parse_handle};
@@ -26,40 +27,11 @@ use crate::roots::{self, parse_key, BACKEND};
 use crate::storage;
 use crate::tabs;
 
-/// How the backend starts browsers and bounds what it returns.
-#[derive(Clone, Debug)]
-pub struct CdpConfig {
-    /// The Chromium binary (Debian's is `/usr/lib/chromium/chromium`).
-    pub chromium: PathBuf,
-    /// Default for launches: `Some(true)` always headless, `Some(false)` headed when a display
-    /// exists, `None` headed when `DISPLAY` is set and headless otherwise. A launch request
-    /// asking for headless always gets it.
-    pub headless: Option<bool>,
-    /// Largest `evaluate_browser` result, in bytes of JSON.
-    pub max_evaluate_bytes: usize,
-    /// Launch with `--force-renderer-accessibility` (web content visible over AT-SPI).
-    /// `None`: only when headed, because headless Chromium has no AT-SPI bridge and the flag
-    /// then only costs time (the renderer builds a full accessibility tree after every load;
-    /// 0.8–2 s of main-thread work on the largest Rust docs page).
-    pub renderer_accessibility: Option<bool>,
-}
-
-impl Default for CdpConfig {
-    fn default() -> Self {
-        CdpConfig {
-            chromium: PathBuf::from("/usr/lib/chromium/chromium"),
-            headless: None,
-            max_evaluate_bytes: 64 * 1024,
-            renderer_accessibility: None,
-        }
-    }
-}
-
 /// Chromium pages as roots, over one DevTools WebSocket per browser.
 pub struct CdpBackend {
     config: CdpConfig,
     /// The environment check of this browser (the port's `doctor()`).
-    doctor: crate::CdpDoctor,
+    doctor: CdpDoctor,
     // A std mutex: held only to copy out or push an Arc, never across an await.
     browsers: Mutex<Vec<Arc<Browser>>>,
 }
@@ -68,7 +40,7 @@ impl CdpBackend {
     /// A backend with no browsers yet; `launch` (or attach) adds them.
     pub fn new(config: CdpConfig) -> Self {
         CdpBackend {
-            doctor: crate::CdpDoctor::new(config.clone()),
+            doctor: CdpDoctor::new(config.clone()),
             config,
             browsers: Mutex::new(Vec::new()),
         }

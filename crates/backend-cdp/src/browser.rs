@@ -10,7 +10,7 @@ use uidriver_core::Deadline;
 
 use crate::autoattach::{self, Pages};
 use crate::client::Client;
-use crate::dialog::{Dialogs, Peers};
+use crate::dialog_state::{Dialogs, Peers};
 use crate::downloads::Downloads;
 use crate::error::{CdpError, CdpResult};
 use crate::launch::{resolve_endpoint, LaunchOptions, Launched};
@@ -34,7 +34,7 @@ pub struct Browser {
     // A std mutex: held only to look up or insert a session, never across an await. Shared
     // with the auto-attach listener (`autoattach.rs`).
     pages: Pages,
-    /// The dialogs open in any of its pages (see `dialog.rs`).
+    /// The dialogs open in any of its pages (see `dialog_state.rs`).
     peers: Arc<Peers>,
     /// Its downloads (see `downloads.rs`); None for an attached browser without the events.
     pub downloads: Option<Arc<Downloads>>,

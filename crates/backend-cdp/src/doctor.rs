@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use uidriver_core::Check;
 
-use crate::CdpConfig;
+use crate::config::CdpConfig;
 
 /// How long `chromium --version` may take.
 const VERSION_WAIT: Duration = Duration::from_secs(10);

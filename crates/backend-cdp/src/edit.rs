@@ -9,10 +9,11 @@ use uidriver_core::choose;
 use uidriver_core::{Delivery, ElementRef, Error, KeyChord, Result, StepReport};
 use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 
-use crate::act::{format_number, verify, Actor, Elem};
+use crate::act::{format_number, Actor, Elem};
 use crate::error::maybe_delivered;
 use crate::input::chord_events;
 use crate::protocol::InsertText;
+use crate::verify::{self, verify};
 
 impl Actor<'_> {
     /// setText: focus, select all, insert the text as input events (`Input.insertText`), read back.
@@ -162,7 +163,7 @@ impl Actor<'_> {
             }
         };
         if let Some(w) = &win {
-            self.probe(page, w, &["keydown"]).await?;
+            verify::probe(page, w, &["keydown"], self.deadline).await?;
         }
         r.delivery.method = DeliveryMethod::CdpInput;
         r.delivery.delivered = Delivery::Maybe;
@@ -171,7 +172,7 @@ impl Actor<'_> {
                 match self.page.send(&ev, self.deadline).await {
                     Ok(_) => {}
                     // A key that opened a JavaScript dialog: its reply waits for the dialog.
-                    Err(e) if crate::dialog::blocked_by(&e).is_some() => break 'keys,
+                    Err(e) if crate::dialog_state::blocked_by(&e).is_some() => break 'keys,
                     Err(e) => return Err(maybe_delivered(e)),
                 }
             }
@@ -179,29 +180,20 @@ impl Actor<'_> {
         r.delivery.delivered = Delivery::Delivered;
         r.delivery.detail = Some(format!("{} chord(s)", keys.len()));
         if let Some(d) = self.page.dialog() {
-            crate::dialog::opened_by_step(r, &d);
+            verify::opened_by_step(r, &d);
             return Ok(());
         }
-        match self.read_probe(page).await? {
-            None => verify(
+        if let Some(seen) = verify::counted(r, page, self.deadline).await? {
+            let n = seen.get("keydown").and_then(Value::as_u64).unwrap_or(0);
+            // Each chord sends its modifiers' keydowns too; at least one per chord must land.
+            let ok = n >= keys.len() as u64;
+            verify(
                 r,
-                VerificationMethod::RootChange,
-                true,
-                "the page loaded a new document",
-                "",
-            ),
-            Some(seen) => {
-                let n = seen.get("keydown").and_then(Value::as_u64).unwrap_or(0);
-                // Each chord sends its modifiers' keydowns too; at least one per chord must land.
-                let ok = n >= keys.len() as u64;
-                verify(
-                    r,
-                    VerificationMethod::State,
-                    ok,
-                    &format!("the page received {n} keydown events"),
-                    "the keys did not reach the page",
-                );
-            }
+                VerificationMethod::State,
+                ok,
+                &format!("the page received {n} keydown events"),
+                "the keys did not reach the page",
+            );
         }
         Ok(())
     }

@@ -60,10 +60,10 @@ pub enum CdpError {
     /// An element the walker numbered is no longer in the page.
     #[error("{0}")]
     Gone(String),
-    /// A JavaScript dialog blocks the page (see `dialog.rs`): the command was refused, or
+    /// A JavaScript dialog blocks the page (see `dialog_state.rs`): the command was refused, or
     /// cut short when the dialog opened before its reply.
     #[error("{0}")]
-    Dialog(crate::dialog::Blocked),
+    Dialog(crate::dialog_kind::Blocked),
 }
 
 impl CdpError {

@@ -18,8 +18,7 @@ use uidriver_core::{
 };
 
 use crate::error::{CdpError, CdpResult};
-use crate::frames::{FrameDoc, MAX_FRAME_DEPTH};
-use crate::page::{Page, WALKER_JS};
+use crate::page::{FrameDoc, Page, MAX_FRAME_DEPTH, WALKER_JS};
 
 /// State bits of the walker, in bit order (mirrors `S_*` in `walker.js`).
 const STATE_BITS: &[StateFlag] = &[
@@ -184,7 +183,7 @@ pub fn parse_handle(h: &str) -> Option<(&str, u64)> {
 }
 
 /// Observes a page (or, with `root`, the subtree of one element of it), cross-origin frames
-/// included (each read as a document of its own, see `frames.rs`).
+/// included (each read as a document of its own, see `page/frames.rs`).
 pub async fn observe(
     top: &Page,
     headless: bool,

@@ -16,12 +16,13 @@ use uidriver_core::{
     Delivery, DeliveryMethod, ElementRef, Error, ErrorCode, Result, StepReport, VerificationMethod,
 };
 
-use crate::act::{verify, Actor, Elem};
+use crate::act::{Actor, Elem};
 use crate::error::maybe_delivered;
 use crate::page::Page;
 use crate::protocol::{
     CallFunctionOn, FileChooserOpened, ResolveNode, SetFileInputFiles, SetInterceptFileChooser,
 };
+use crate::verify::verify;
 
 /// Finds the file input an element stands for (see the script).
 const FILE_INPUT_JS: &str = include_str!("js/file_input.js");

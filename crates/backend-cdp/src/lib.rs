@@ -8,14 +8,15 @@
 //! rendering are the service's; this crate returns snapshots and step reports.
 //!
 //! # Layout
-//! - `backend`: [`CdpBackend`] and [`CdpConfig`]; the port impls, dispatching to the rest.
+//! - `backend`: [`CdpBackend`]; the port impls, dispatching to the rest.
+//! - `config`: [`CdpConfig`], read by the backend and by the environment check (`doctor`).
 //! - `browser`: one connected browser: launched-or-attached, its page sessions, shutdown.
 //! - `autoattach`: new pages attached as they are created, held until their Page domain is on.
 //! - `launch`: starting Chromium with a private profile, stopping it by pid; endpoint lookup.
 //! - `client`: the WebSocket, one reader task routing replies by id and events by session.
-//! - `protocol`: the typed CDP commands and replies this crate uses.
-//! - `page`: one page session: isolated world, element handles, navigation, evaluation, waits.
-//! - `frames`: cross-origin frames read as documents of their own (in-process or out of
+//! - `protocol`: the typed CDP commands and replies this crate uses, one file per domain.
+//! - `page`: one page session: isolated world, element handles, navigation, evaluation, waits;
+//!   `page/frames`: cross-origin frames read as documents of their own (in-process or out of
 //!   process), remembered per top page so refs inside them act in the right world.
 //! - `roots`: pages as [`RootInfo`](uidriver_core::RootInfo)s.
 //! - `log`: a page's console messages, errors and requests, in bounded rings.
@@ -28,12 +29,21 @@
 //! - `capture`: the viewport's pixels as core's `RawImage`.
 //! - `input`: key chords and mouse events as CDP wants them.
 //! - `act`: running steps with grounding, delivery and verification; pointer steps.
-//! - `dialog`: JavaScript dialogs (alert, confirm, prompt, beforeunload): per-page state from
-//!   the Page events and commands bounded while one is open; `dialog/view` shows a dialog as a
-//!   root and a snapshot, `dialog/steps` answers it.
+//! - `verify`: a step's verdict recorded; the probe counting the events that reach the page.
+//! - `dialog_kind`: a JavaScript dialog's kind, and `Blocked`, what a command it blocked reports.
+//! - `dialog_state`: each page's JavaScript dialog (alert, confirm, prompt, beforeunload) from
+//!   the Page events, and its commands bounded while one is open.
+//! - `dialog`: an open dialog shown (`dialog/view`: its snapshot; `roots` lists its root) and
+//!   answered (`dialog/steps`).
 //! - `edit`: the steps that change text, values and states (setText … setValue).
 //! - `error`: [`CdpError`] and its one mapping to core's error codes.
 //! - `fuzzing`: the byte-level entry of the `cdp_message` fuzz target (hidden; `docs/FUZZING.md`).
+//!
+//! Imports point one way: each module names only modules before it in this order (children
+//! such as `page/frames` are part of their parent): `protocol`, `dialog_kind`, `config`;
+//! `error`; `client`, `launch`, `input`, `log`; `dialog_state`; `page`; `verify`, `extract`,
+//! `capture`; `act`, `edit`, `files`; `downloads`, `autoattach`, `browser`, `roots`, `tabs`,
+//! `storage`; `dialog`; `doctor`, `backend`, `fuzzing`.
 //!
 //! [`Snapshot`]: uidriver_core::Snapshot
 
@@ -43,14 +53,16 @@ mod backend;
 mod browser;
 mod capture;
 mod client;
+mod config;
 mod dialog;
+mod dialog_kind;
+mod dialog_state;
 mod doctor;
 mod downloads;
 mod edit;
 mod error;
 mod extract;
 mod files;
-mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 mod input;
@@ -61,8 +73,10 @@ mod protocol;
 mod roots;
 mod storage;
 mod tabs;
+mod verify;
 
-pub use backend::{check_url, CdpBackend, CdpConfig};
+pub use backend::{check_url, CdpBackend};
+pub use config::CdpConfig;
 pub use doctor::CdpDoctor;
 pub use error::CdpError;
 

@@ -2,7 +2,7 @@
 //! (`Runtime.consoleAPICalled`), uncaught exceptions (`Runtime.exceptionThrown`) and network
 //! requests (`Network.*`), each in a bounded ring ([`CAP`] entries: a chatty page loses its
 //! oldest, never memory). One listener task per page reads the browser's event stream, as
-//! `dialog.rs` does; the domains are turned on by `Page::enable`. Showing the entries (fenced:
+//! `dialog_state.rs` does; the domains are turned on by `Page::enable`. Showing the entries (fenced:
 //! their text is the page's) is the service's job.
 
 use std::collections::{HashMap, VecDeque};

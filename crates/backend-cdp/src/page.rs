@@ -1,7 +1,12 @@
 //! One attached page: commands on its session, the isolated JS world our scripts run in, the
 //! handles of elements the walker numbered, navigation with a load wait, evaluation in the
-//! page's own world, and waiting for a change. Turning the walker's output into a snapshot is
-//! `extract.rs`; actions are `act.rs`.
+//! page's own world, and waiting for a change. Its cross-origin frames, read as pages of their
+//! own, are `page/frames.rs` (a child module: the same `Page`, and the registry it holds).
+//! Turning the walker's output into a snapshot is `extract.rs`; actions are `act.rs`.
+
+mod frames;
+
+pub(crate) use frames::{FrameDoc, MAX_FRAME_DEPTH};
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,10 +15,11 @@ use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 use uidriver_core::{Deadline, Navigation};
 
+use frames::Frames;
+
 use crate::client::Client;
-use crate::dialog::{Dialogs, OpenDialog};
+use crate::dialog_state::{Dialogs, OpenDialog};
 use crate::error::{CdpError, CdpResult};
-use crate::frames::Frames;
 use crate::log::PageLog;
 use crate::protocol::{
     CallArgument, CallFunctionOn, Command, CreateIsolatedWorld, Evaluate, Evaluated,
@@ -34,14 +40,14 @@ const WORLD_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(
 /// An attached page session.
 pub struct Page {
     client: Arc<Client>,
-    /// The target (and main frame) id; for a frame page (`frames.rs`), the frame id.
+    /// The target (and main frame) id; for a frame page (`page/frames.rs`), the frame id.
     pub target_id: String,
     session: String,
     // A std mutex: the context id is read or replaced, never held across an await.
     world: Mutex<Option<i64>>,
-    /// Cross-origin frames read from this page (see `frames.rs`).
+    /// Cross-origin frames read from this page (see `page/frames.rs`).
     pub(crate) frames: Frames,
-    /// The tab's JavaScript dialog (shared by its frame pages; see `dialog.rs`).
+    /// The tab's JavaScript dialog (shared by its frame pages; see `dialog_state.rs`).
     dialogs: Arc<Dialogs>,
     /// Console, errors and requests of a top page (`log.rs`); None for frame pages.
     log: Option<Arc<PageLog>>,

@@ -11,7 +11,7 @@ use futures_util::future::join_all;
 use uidriver_core::{Bounds, Deadline, ResourceKey, RootInfo, RootKind};
 
 use crate::browser::Browser;
-use crate::dialog::{self, OpenDialog};
+use crate::dialog_state::OpenDialog;
 use crate::error::CdpResult;
 use crate::protocol::{GetWindowForTarget, TargetInfo};
 
@@ -35,6 +35,21 @@ pub fn dialog_seq(key: &str) -> Option<u64> {
     rest.split_once(":dialog:")?.1.parse().ok()
 }
 
+/// The root of an open dialog, beside its page's root (same lane, same browser process).
+pub(crate) fn dialog_root(page: &RootInfo, d: &OpenDialog) -> RootInfo {
+    RootInfo {
+        key: format!("{}:dialog:{}", page.key, d.seq),
+        kind: RootKind::Dialog,
+        title: d.title(),
+        modal: true,
+        bounds: None,
+        stacking: None,
+        window_id: None,
+        url: Some(d.url.clone()),
+        ..page.clone()
+    }
+}
+
 /// Lists the pages of one browser.
 pub async fn list(browser: &Browser, deadline: Deadline) -> CdpResult<Vec<RootInfo>> {
     let pages = browser.pages(deadline).await?;
@@ -49,7 +64,7 @@ pub async fn list(browser: &Browser, deadline: Deadline) -> CdpResult<Vec<RootIn
     }
     let mut out = Vec::with_capacity(roots.len());
     for (mut page, dialog) in roots {
-        let dialog = dialog.map(|d| dialog::root_info(&page, &d));
+        let dialog = dialog.map(|d| dialog_root(&page, &d));
         // The dialog takes the keyboard from its page.
         page.focused &= dialog.is_none();
         out.push(page);

@@ -13,11 +13,12 @@ use uidriver_core::{
 };
 
 use super::view::{gone_ref, is_handle, parse_handle, Part};
-use super::{Kind, OpenDialog};
-use crate::act::verify;
+use crate::dialog_kind::Kind;
+use crate::dialog_state::OpenDialog;
 use crate::error::CdpError;
 use crate::page::Page;
 use crate::protocol::HandleJavaScriptDialog;
+use crate::verify::verify;
 
 /// How long an answered dialog may take to report that it closed (measured: ~1 ms).
 const CLOSE_WAIT: Duration = Duration::from_secs(5);

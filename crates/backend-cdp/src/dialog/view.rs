@@ -1,32 +1,19 @@
-//! An open dialog as uidriver shows it: a root beside its page, and a snapshot (the dialog,
-//! its message, a prompt's text field, its buttons) whose node handles name the dialog's
-//! number and the part (`cdp-dialog:<n>:ok`), so a ref of a dialog that closed is stale.
+//! An open dialog as uidriver shows it: a snapshot (the dialog, its message, a prompt's text
+//! field, its buttons) whose node handles name the dialog's number and the part
+//! (`cdp-dialog:<n>:ok`), so a ref of a dialog that closed is stale. Its root beside its page
+//! is `roots.rs`'s (`dialog_root`), with the other root keys.
 
 use uidriver_core::{
-    CapSet, Capability, Error, ErrorCode, Evidence, Node, Result, Role, RootInfo, RootKind,
-    Snapshot, StateFlag, StateSet,
+    CapSet, Capability, Error, ErrorCode, Evidence, Node, Result, Role, Snapshot, StateFlag,
+    StateSet,
 };
 
-use super::{Kind, OpenDialog};
+use crate::dialog_kind::Kind;
+use crate::dialog_state::OpenDialog;
 use crate::page::Page;
 
 /// Handles of dialog nodes start with this (page elements' start with `cdp:`).
 const HANDLE: &str = "cdp-dialog:";
-
-/// The root of an open dialog, beside its page's root (same lane, same browser process).
-pub(crate) fn root_info(page: &RootInfo, d: &OpenDialog) -> RootInfo {
-    RootInfo {
-        key: format!("{}:dialog:{}", page.key, d.seq),
-        kind: RootKind::Dialog,
-        title: d.title(),
-        modal: true,
-        bounds: None,
-        stacking: None,
-        window_id: None,
-        url: Some(d.url.clone()),
-        ..page.clone()
-    }
-}
 
 /// What a dialog node stands for (the last part of its handle).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -214,7 +201,7 @@ pub(super) fn gone_ref(what: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialog::tests::dialog;
+    use crate::dialog_state::tests::dialog;
 
     #[test]
     fn handles_round_trip_and_are_not_page_handles() {

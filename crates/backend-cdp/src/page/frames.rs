@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use uidriver_core::Deadline;
 
+use super::Page;
 use crate::error::{CdpError, CdpResult};
-use crate::page::Page;
 use crate::protocol::{AttachToTarget, CallArgument, DescribeNode, SetDiscoverTargets};
 
 /// How deep frames inside frames are followed.
@@ -53,7 +53,7 @@ pub(crate) struct Owner {
 
 /// The content-box origin of a frame owner element in its own top viewport (same-origin frames
 /// between it and that viewport included); with `scroll`, scrolled into view first.
-const ORIGIN_JS: &str = include_str!("js/origin.js");
+const ORIGIN_JS: &str = include_str!("../js/origin.js");
 
 impl Page {
     /// The frame page holding the document `nonce`; `None` for the top document (or one this
