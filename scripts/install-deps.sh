@@ -9,6 +9,7 @@ PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
   gtk-3-examples zenity mousepad gnome-calculator python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 python3-gi-cairo
   tesseract-ocr tesseract-ocr-eng fonts-dejavu-core chromium python3-pip ca-certificates curl pkg-config
   featherpad gedit xfce4-terminal thunar libatk-adaptor gimp nodejs thunderbird firefox-esr gnome-text-editor nautilus
+  qterminal gnumeric
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
 
 log() { echo "install-deps: $*" >&2; }
@@ -17,6 +18,9 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Debian's nodejs has no npx (the MCP Inspector test runs it); NodeSource's has it and conflicts
+# with Debian's npm, so npm is asked for only when npx is missing.
+command -v npx >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then
@@ -33,6 +37,12 @@ if ! command -v cargo >/dev/null; then
     log "installing Rust with rustup"
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
   }
+fi
+# Two Chromium tests read the Rust standard library's HTML docs (a big real page set).
+RUSTUP="$(command -v rustup || echo "$HOME/.cargo/bin/rustup")"
+if [ -x "$RUSTUP" ] && ! ls -d "$HOME"/.rustup/toolchains/*/share/doc/rust/html >/dev/null 2>&1; then
+  log "installing the rust-docs component"
+  "$RUSTUP" component add rust-docs >/dev/null
 fi
 
 # The official MCP Python SDK drives `uidriver mcp` in the conformance test and the task

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — the whole test suite: unit and contract tests, the MCP SDK conformance test, and
 # live tests against real applications and Chromium in isolated desktops that the tests start
-# and stop themselves. Needs no display and no running services.
+# and stop themselves. Needs no display and no running services. The live tests are
+# `#[ignore = "live: …"]`, so a bare `cargo test` skips them; `--include-ignored` runs them here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -11,4 +12,4 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
 # One build from clean: incremental caches would only add gigabytes of disk.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo build --workspace --all-targets --locked
-cargo test --workspace --locked
+cargo test --workspace --locked -- --include-ignored

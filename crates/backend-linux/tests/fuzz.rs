@@ -1,12 +1,10 @@
 //! The `getitems` fuzz target as a test (docs/FUZZING.md): the same body
 //! (`uidriver_backend_linux::fuzzing::get_items`) on proptest's inputs — arbitrary bytes, and
 //! real replies (items zvariant marshals, then damaged) — and on every kept input
-//! (`fuzz/corpus/getitems/`, crash inputs in `fuzz/regressions/getitems/`).
-
-use std::path::Path;
+//! (`fuzz/corpus/getitems/`, crash inputs in `fuzz/regressions/getitems/`). The seeds are
+//! written by `examples/getitems_seeds.rs` with copies of this file's `item` and `reply`.
 
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
 use uidriver_backend_linux::fuzzing::{get_items, WireItem as Item};
 use uidriver_core::testing::replay_kept_inputs;
 use zbus::zvariant::serialized::Context;
@@ -71,22 +69,4 @@ proptest! {
 fn getitems_kept_inputs_replay() {
     let n = replay_kept_inputs(env!("CARGO_MANIFEST_DIR"), "getitems", get_items);
     assert!(n > 0, "no seeds found");
-}
-
-/// Writes the seed corpus: real replies of a few shapes (run once; the files are kept).
-#[test]
-#[ignore = "writes fuzz/corpus/getitems/; run by hand when the reply's shape changes"]
-fn getitems_write_seed_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/getitems");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    for (k, n) in [0usize, 1, 3].into_iter().enumerate() {
-        let items: Vec<Item> = (0..n)
-            .map(|_| item().new_tree(&mut runner).unwrap().current())
-            .collect();
-        for (little, base) in [(true, 0), (false, 4)] {
-            let name = format!("reply-{k}-{}-{base}", if little { "le" } else { "be" });
-            std::fs::write(dir.join(name), reply(&items, little, base)).unwrap();
-        }
-    }
 }

@@ -28,6 +28,7 @@ fn failure(sb: &Sandbox) -> (String, Duration) {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn apps_answer_names_a_frozen_or_dead_app_with_its_log() {
     live_test(
         "apps_answer_names_a_frozen_or_dead_app_with_its_log",

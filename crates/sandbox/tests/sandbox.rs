@@ -129,6 +129,7 @@ fn ewmh_wm(sb: &Sandbox) -> bool {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn start_describe_stop() {
     live_test("start_describe_stop", 90, |t| {
         let sb = t.start(SandboxConfig::default());
@@ -232,6 +233,7 @@ fn start_describe_stop() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn apps_show_windows_and_are_stopped() {
     live_test("apps_show_windows_and_are_stopped", 120, |t| {
         let sb = t.start(SandboxConfig::default());
@@ -289,6 +291,7 @@ fn apps_show_windows_and_are_stopped() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn two_sandboxes_side_by_side() {
     live_test("two_sandboxes_side_by_side", 90, |t| {
         let a = t.start(SandboxConfig::default());
@@ -321,6 +324,7 @@ fn two_sandboxes_side_by_side() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn stop_after_xvfb_killed_externally() {
     live_test("stop_after_xvfb_killed_externally", 90, |t| {
         let sb = t.start(SandboxConfig::default());
@@ -362,6 +366,7 @@ fn stop_after_xvfb_killed_externally() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn detach_attach_stop() {
     live_test("detach_attach_stop", 90, |t| {
         let dir = std::env::temp_dir().join(format!(
@@ -407,6 +412,7 @@ fn detach_attach_stop() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn run_sees_sandbox_env() {
     live_test("run_sees_sandbox_env", 90, |t| {
         let sb = t.start(SandboxConfig::default());
@@ -434,6 +440,7 @@ fn run_sees_sandbox_env() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn works_inside_a_tokio_runtime_without_wm() {
     live_test("works_inside_a_tokio_runtime_without_wm", 90, |t| {
         if !have("zenity") {
@@ -465,6 +472,7 @@ fn works_inside_a_tokio_runtime_without_wm() {
 }
 
 #[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
 fn startup_failure_is_reported_and_cleaned_up() {
     live_test("startup_failure_is_reported_and_cleaned_up", 60, |_| {
         // Xvfb refuses a screen this large; start must fail fast, kill nothing else and leave

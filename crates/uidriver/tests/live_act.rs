@@ -21,6 +21,7 @@ mod desk;
 use desk::*;
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn widget_factory_toggles_values_and_text() {
     live(
         "widget_factory_toggles_values_and_text",
@@ -175,6 +176,7 @@ fn widget_factory_toggles_values_and_text() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn calculator_presses_seven_times_six() {
     live(
         "calculator_presses_seven_times_six",
@@ -218,6 +220,7 @@ fn calculator_presses_seven_times_six() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn mousepad_types_unicode_and_saves_through_the_dialog() {
     live(
         "mousepad_types_unicode_and_saves_through_the_dialog",
@@ -393,6 +396,7 @@ async fn zenity_answer(d: &Desk, label: &str) -> (ToolResult, Option<i32>) {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn zenity_ok_and_cancel_close_the_dialog_with_their_exit_codes() {
     live(
         "zenity_ok_and_cancel_close_the_dialog_with_their_exit_codes",
@@ -534,6 +538,7 @@ mod record {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn headless_refuses_physical_steps_and_sends_no_input() {
     live(
         "headless_refuses_physical_steps_and_sends_no_input",
@@ -635,6 +640,7 @@ async fn read_all(svc: &Service, root: &str, reference: &str) -> String {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn two_clients_type_physically_at_once_without_interleaving() {
     live(
         "two_clients_type_physically_at_once_without_interleaving",
@@ -708,6 +714,7 @@ fn two_clients_type_physically_at_once_without_interleaving() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn an_act_from_an_older_state_is_rejected_and_sends_nothing() {
     live(
         "an_act_from_an_older_state_is_rejected_and_sends_nothing",
@@ -749,6 +756,7 @@ fn an_act_from_an_older_state_is_rejected_and_sends_nothing() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn widget_factory_click_by_image_point_select_expand_and_scroll() {
     live(
         "widget_factory_click_by_image_point_select_expand_and_scroll",
@@ -875,6 +883,7 @@ fn widget_factory_click_by_image_point_select_expand_and_scroll() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_click_under_a_modal_dialog_is_refused_and_sends_nothing() {
     live(
         "a_click_under_a_modal_dialog_is_refused_and_sends_nothing",
@@ -944,6 +953,7 @@ fn pointer_at(display: &str) -> (i32, i32) {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn pointer_steps_right_click_drag_and_move() {
     live(
         "pointer_steps_right_click_drag_and_move",
@@ -1089,6 +1099,7 @@ fn cover(display: &str, rect: (i32, i32, i32, i32)) -> x11rb::rust_connection::R
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_click_on_a_covered_point_is_refused_by_the_hit_test() {
     live(
         "a_click_on_a_covered_point_is_refused_by_the_hit_test",
@@ -1191,6 +1202,7 @@ async fn window_of(svc: &Service, pid: u32, root: &str) -> u32 {
 /// reported as a new root, which act_ui answers ("Don't Save"), and then the window goes.
 /// Judged by the window manager's own client list, and the app is never killed.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one() {
     live(
         "close_root_closes_a_clean_window_and_reports_the_save_dialog_of_a_dirty_one",
@@ -1414,6 +1426,7 @@ fn detail(res: &ToolResult) -> String {
 /// and was once `worked` from that reaction. GTK 4's hit test (window-relative, the deepest
 /// element at once) ties a calculator button's click to the display it changes.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_click_is_worked_only_with_evidence_tied_to_its_element() {
     live(
         "a_click_is_worked_only_with_evidence_tied_to_its_element",
@@ -1491,6 +1504,7 @@ fn a_click_is_worked_only_with_evidence_tied_to_its_element() {
 /// editor saves is the record that the typing after the click happened: GTK 3 (mousepad) and
 /// GTK 4 (gnome-text-editor).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on() {
     live(
         "a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on",
@@ -1564,6 +1578,7 @@ fn a_click_on_the_element_that_has_the_focus_is_worked_and_the_batch_goes_on() {
 /// a click then F2 is `worked`, and the rename dialog it opens is listed by find_roots (the
 /// independent record).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_later_step_is_not_worked_from_the_earlier_steps_events() {
     live(
         "a_later_step_is_not_worked_from_the_earlier_steps_events",

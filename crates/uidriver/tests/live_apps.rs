@@ -31,6 +31,7 @@ fn assert_running(pid: u32, after: &str) {
 /// Qt 5's AT-SPI bridge dies (SIGSEGV) on `Properties.GetAll`: FeatherPad observed, searched,
 /// typed into and saved, and still running after each call.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn qt5_featherpad_is_observed_typed_into_and_survives() {
     live(
         "qt5_featherpad_is_observed_typed_into_and_survives",
@@ -177,6 +178,7 @@ async fn answers_a_look(svc: &Service, root: &str, what: &str) -> String {
 /// the folder made has the typed name on disk. Under headless, where only the action is
 /// possible, the item is refused (its name ends with an ellipsis) and no dialog opens.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app() {
     live(
         "a_gtk3_menu_item_that_opens_a_dialog_is_pressed_without_blocking_the_app",
@@ -315,6 +317,7 @@ async fn has_root(svc: &Service, pid: u32, title: &str) -> bool {
 /// can be sent, the dialog it runs inside the call is closed again and the step says why; the
 /// app answers, and a key sent after does not freeze it.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_gtk3_toolbar_button_that_runs_a_dialog_is_pressed_without_blocking_the_app() {
     live(
         "a_gtk3_toolbar_button_that_runs_a_dialog_is_pressed_without_blocking_the_app",
@@ -465,6 +468,7 @@ fn a_gtk3_toolbar_button_that_runs_a_dialog_is_pressed_without_blocking_the_app(
 /// answers within 1 s; pressed headless, the dialog run inside the action call is closed again
 /// (the window's entry unchanged) and the app answers within 1 s.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_gtk3_button_that_runs_a_dialog_is_pressed_without_blocking_gtk3_demo() {
     live(
         "a_gtk3_button_that_runs_a_dialog_is_pressed_without_blocking_gtk3_demo",
@@ -556,6 +560,7 @@ fn a_gtk3_button_that_runs_a_dialog_is_pressed_without_blocking_gtk3_demo() {
 /// GTK 2 has no AT-SPI bridge of its own: GIMP 2.10 shows a tree only because the sandbox asks
 /// GTK 2 for the ATK bridge module (`GTK2_MODULES`). Its menu bar reads as menus by name.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk2_gimp_menus_are_in_the_tree() {
     live(
         "gtk2_gimp_menus_are_in_the_tree",
@@ -589,6 +594,7 @@ fn gtk2_gimp_menus_are_in_the_tree() {
 /// are nameless entries in nameless combo boxes that `labelled-by` labels name: they are found
 /// by the names their labels give them.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gedit_replace_fields_are_found_by_their_labels() {
     live(
         "gedit_replace_fields_are_found_by_their_labels",
@@ -645,6 +651,7 @@ fn gedit_replace_fields_are_found_by_their_labels() {
 /// after it goes on, and the call's `expect` on the command's output decides: `worked`. The file
 /// the command wrote is checked independently.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked() {
     live(
         "a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked",
@@ -708,6 +715,7 @@ fn a_terminal_command_typed_with_return_and_expect_is_one_call_that_worked() {
 /// Unrelated churn is no evidence (issue 12): `End` in an empty gedit moves nothing, yet gedit's
 /// panes announce property changes; the step must not be `worked` on them.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_key_with_no_effect_in_gedit_is_not_worked() {
     live(
         "a_key_with_no_effect_in_gedit_is_not_worked",
@@ -775,6 +783,7 @@ async fn new_calc_sheet(d: &Desk) -> (App, String) {
 /// fresh look (fails on the old geometry: the click hit the row above and Bold stayed off), and
 /// the cell typed next is bold in the saved workbook (openpyxl).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
     live(
         "a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit",
@@ -835,6 +844,7 @@ fn a_libreoffice_toolbar_button_clicked_by_ref_is_the_one_hit() {
 /// line is in the cell that was active. Both are `worked` (they were `unknown`), and the saved
 /// workbook (openpyxl) holds what was typed, in the cells it went to.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn calc_text_typed_without_a_ref_is_read_back_where_it_went() {
     live(
         "calc_text_typed_without_a_ref_is_read_back_where_it_went",
@@ -889,6 +899,7 @@ fn calc_text_typed_without_a_ref_is_read_back_where_it_went() {
 /// back in that cell) and shows in the next look, and a
 /// named cell far off screen ("C200") is reached by search_ui without reading the sheet.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn calc_cells_are_read_with_values_and_an_offscreen_cell_by_its_address() {
     live(
         "calc_cells_are_read_with_values_and_an_offscreen_cell_by_its_address",
@@ -978,6 +989,7 @@ fn assert_covers(look: &str, first: u32, last: u32) {
 /// one row cut by an edge beyond them on either side (GTK's range and its cells' showing state
 /// differ by such a row), before and after the view scrolls to its end.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_gtk3_list_of_5000_rows_is_read_over_its_visible_window() {
     live(
         "a_gtk3_list_of_5000_rows_is_read_over_its_visible_window",
@@ -1071,6 +1083,7 @@ fn a_gtk3_list_of_5000_rows_is_read_over_its_visible_window() {
 /// of that paragraph, the second before the caret of the new one (issue 12). The saved file is
 /// judged by the task suite's `writer-append-paragraph`.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked() {
     live(
         "writer_paragraph_text_is_searchable_and_lines_typed_with_return_are_worked",
@@ -1191,6 +1204,7 @@ async fn look_until_found_within(svc: &Service, root: &str, query: Value, secs: 
 /// `--force-renderer-accessibility` (the user's own browser), is read over AT-SPI with its page
 /// content (issue 11: the document once came with no children and the look said complete).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn a_chromium_started_after_the_service_shows_its_page_content() {
     live(
         "a_chromium_started_after_the_service_shows_its_page_content",
@@ -1229,6 +1243,7 @@ fn a_chromium_started_after_the_service_shows_its_page_content() {
 /// (the page's own record, its title, says the click ran). The press is the button's `press`
 /// action: Chromium answers `GetActions` with empty names, so names are read with `GetName`.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn chromium_content_scrolled_out_of_view_is_searchable_and_pressable() {
     live(
         "chromium_content_scrolled_out_of_view_is_searchable_and_pressable",
@@ -1357,6 +1372,7 @@ async fn file_becomes(file: &std::path::Path, want: &str) -> String {
 /// (FeatherPad: menu-item "Edit" › menu › items; Qt's press leaves the menu up). Judged by the
 /// saved files' bytes.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5() {
     live(
         "items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5",
@@ -1399,6 +1415,7 @@ fn items_of_closed_menus_are_pressed_through_their_menus_in_gtk3_and_qt5() {
 /// it did. The page's own validation is the independent record: its Continue button, disabled
 /// while the address is missing, is enabled after.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard() {
     live(
         "a_field_that_refuses_inserted_text_is_typed_into_on_the_keyboard",
@@ -1538,6 +1555,7 @@ async fn gecko_file_menu_survives_looks(
 /// Thunderbird (Gecko) with a fresh profile: the File menu opened with alt+f survives 20
 /// looks, and its submenu "Offline" opens by `press` (see [`gecko_file_menu_survives_looks`]).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn thunderbird_survives_looks_and_a_press_with_its_file_menu_open() {
     live(
         "thunderbird_survives_looks_and_a_press_with_its_file_menu_open",
@@ -1578,6 +1596,7 @@ fn thunderbird_survives_looks_and_a_press_with_its_file_menu_open() {
 /// Firefox ESR (Gecko) with a fresh profile: the File menu opened with alt+f survives 20
 /// looks, and its "New Tab" is pressed: one more tab (see [`gecko_file_menu_survives_looks`]).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn firefox_esr_survives_looks_and_a_press_with_its_file_menu_open() {
     live(
         "firefox_esr_survives_looks_and_a_press_with_its_file_menu_open",
@@ -1640,6 +1659,7 @@ fn firefox_esr_survives_looks_and_a_press_with_its_file_menu_open() {
 /// detail with its ref), on GTK 3 (mousepad) and Qt 5 (FeatherPad); the editor's text, read
 /// back through `read_text`, is untouched.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn keys_are_verified_on_the_focused_text_in_gtk3_and_qt5() {
     live(
         "keys_are_verified_on_the_focused_text_in_gtk3_and_qt5",
@@ -1776,6 +1796,7 @@ fn a1_of(book: &std::path::Path) -> String {
 /// and the step is judged by that root change, not left `unknown`. The saved workbook, read
 /// with openpyxl, holds the typed cell.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash() {
     live(
         "a_save_dialog_file_type_is_selected_with_a_hyphen_for_its_en_dash",
@@ -1878,6 +1899,7 @@ async fn listed_root(svc: &Service, pid: u32, title: &str) -> Value {
 /// "Find/Replace…" is pressed, and a fresh look has the search bar's entry, a second editable
 /// text beside the document.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk4_an_item_of_an_open_popover_menu_is_pressed() {
     live(
         "gtk4_an_item_of_an_open_popover_menu_is_pressed",
@@ -1929,6 +1951,7 @@ async fn text_editor(t: &uidriver_sandbox::testing::Tracker) -> (Desk, App, Stri
 /// 4.8 reports: a click at the point of the look's image that shows "Keyboard Shortcuts" opens
 /// the shortcuts window (the look had the popover's rectangles beside it).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk4_a_popover_item_is_clicked_at_its_place_in_the_looks_image() {
     live(
         "gtk4_a_popover_item_is_clicked_at_its_place_in_the_looks_image",
@@ -1987,6 +2010,7 @@ fn gtk4_a_popover_item_is_clicked_at_its_place_in_the_looks_image() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
     live(
         "gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled",
@@ -2065,6 +2089,7 @@ fn gtk4_save_as_dialog_is_a_root_whose_name_field_is_filled() {
 /// `SHOWING`) is listed by find_roots, not hidden; its field is typed into and Create pressed.
 /// The folder on disk decides.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk4_new_folder_dialog_is_listed_and_creates_the_folder() {
     live(
         "gtk4_new_folder_dialog_is_listed_and_creates_the_folder",
@@ -2136,6 +2161,7 @@ fn gtk4_new_folder_dialog_is_listed_and_creates_the_folder() {
 /// where its bold run is; Writer's paragraph must report bold over exactly those characters
 /// and nowhere else.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn writer_bold_runs_are_read_with_the_paragraph_text() {
     live(
         "writer_bold_runs_are_read_with_the_paragraph_text",
@@ -2184,6 +2210,7 @@ fn writer_bold_runs_are_read_with_the_paragraph_text() {
 /// The same rule on a second toolkit: Chromium's paragraph read over AT-SPI reports its `<b>`
 /// run as bold, at the characters the page puts it.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn chromium_bold_runs_are_read_over_atspi() {
     live(
         "chromium_bold_runs_are_read_over_atspi",
@@ -2439,6 +2466,7 @@ fn firefox_profile(dir: &std::path::Path) -> std::path::PathBuf {
 /// Issue "tell the truth in applications no test has seen", items A, B and C on Gecko: a form
 /// in Firefox ESR filled and submitted over AT-SPI (see [`fill_and_submit_order_form`]).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn firefox_esr_form_is_filled_selected_and_submitted_with_expect() {
     live(
         "firefox_esr_form_is_filled_selected_and_submitted_with_expect",
@@ -2469,6 +2497,7 @@ fn firefox_esr_form_is_filled_selected_and_submitted_with_expect() {
 /// The same form in Chromium read over AT-SPI (`--force-renderer-accessibility`): the rules of
 /// items A, B and C on a second toolkit.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn chromium_form_is_filled_selected_and_submitted_with_expect() {
     live(
         "chromium_form_is_filled_selected_and_submitted_with_expect",
@@ -2528,6 +2557,7 @@ fn changed_lines(res: &ToolResult) -> Vec<String> {
 /// their neighbours, say they are the same element (`identity.rs`). Each act's diff must be
 /// the one line of the element it changed, whose new value the app's own field reads back.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs() {
     live(
         "diffs_list_only_what_changed_in_qt_and_gtk3_file_dialogs",
@@ -2640,6 +2670,7 @@ fn assert_complete_only_without_cuts(look: &ToolResult) {
 /// whole. GTK's own visible range (the fixture writes it) shows row 48 is off screen; the look
 /// is complete, without a cut, and row 48's cells are found, 96 cells in all (48 × 2).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_gtk3_list_of_48_rows_is_read_whole_and_searchable() {
     live(
         "a_gtk3_list_of_48_rows_is_read_whole_and_searchable",
@@ -2697,6 +2728,7 @@ fn a_gtk3_list_of_48_rows_is_read_whole_and_searchable() {
 /// scrolls to its end (ctrl+End) the same cell is found on screen. A closed menu's item
 /// ("Preferences" under Options) is hidden too.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_qt5_table_is_read_whole_with_rows_off_screen_hidden() {
     live(
         "a_qt5_table_is_read_whole_with_rows_off_screen_hidden",
@@ -2786,6 +2818,7 @@ fn a_qt5_table_is_read_whole_with_rows_off_screen_hidden() {
 /// of the window's pixels (the independent check); with the menu open both the tree and the
 /// search find it.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn firefox_esr_items_of_a_closed_menu_are_hidden() {
     live(
         "firefox_esr_items_of_a_closed_menu_are_hidden",
@@ -2873,6 +2906,7 @@ fn firefox_esr_items_of_a_closed_menu_are_hidden() {
 /// page (its Back button), Back, the first page again (its Continue); then the app still runs
 /// and answers a look within 1 s.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn thunderbird_account_hub_survives_20_rounds_of_continue_and_back() {
     live(
         "thunderbird_account_hub_survives_20_rounds_of_continue_and_back",
@@ -2991,6 +3025,7 @@ fn thunderbird_account_hub_survives_20_rounds_of_continue_and_back() {
 /// the witness: its Continue button is enabled by a valid address, and the field holds the
 /// replaced text, not both.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn thunderbird_set_text_and_typing_over_a_selection_fall_back_to_the_keyboard() {
     live(
         "thunderbird_set_text_and_typing_over_a_selection_fall_back_to_the_keyboard",
@@ -3078,6 +3113,7 @@ async fn dialog_titles(svc: &Service, pid: u32) -> Vec<String> {
 /// not its effect. Two dialogs of FeatherPad, each opened by a tool bar button and closed by
 /// its own button; find_roots is the independent record.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn qt5_dialogs_a_press_opens_and_closes_are_reported() {
     live(
         "qt5_dialogs_a_press_opens_and_closes_are_reported",
@@ -3169,6 +3205,7 @@ async fn body_reads_its_paragraphs(svc: &Service, root: &str) {
 
 /// Item D on Gecko: Firefox ESR's contenteditable body.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
     live(
         "firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks",
@@ -3199,6 +3236,7 @@ fn firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
 
 /// Item D on Chromium read over AT-SPI: the same body.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn chromium_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
     live(
         "chromium_read_text_reads_embedded_paragraphs_in_place_of_their_marks",
@@ -3259,6 +3297,7 @@ async fn search_finds_text_past_the_first_page(svc: &Service, root: &str) {
 
 /// Item E on GTK 3: gedit's document.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gedit_search_finds_text_past_the_first_page() {
     live(
         "gedit_search_finds_text_past_the_first_page",
@@ -3281,6 +3320,7 @@ fn gedit_search_finds_text_past_the_first_page() {
 
 /// Item E on Chromium over AT-SPI: a page whose paragraph is longer than a look reads.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn chromium_search_finds_text_past_the_first_page() {
     live(
         "chromium_search_finds_text_past_the_first_page",
@@ -3314,6 +3354,7 @@ fn chromium_search_finds_text_past_the_first_page() {
 /// press reports its dialog as a new root, and find_roots (the independent record) lists it
 /// with the child's pid. A press on its "No" closes it, reported as closed.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it() {
     live(
         "a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it",
@@ -3370,6 +3411,7 @@ fn a_dialog_of_a_process_the_app_started_is_a_root_of_the_act_that_opened_it() {
 /// never read, so `inspect_ui` no longer lists `read-text` for it (zenity's password dialog,
 /// GTK 3), and `read_text` refuses it.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn read_text_without_text_and_password_capabilities_are_honest() {
     live(
         "read_text_without_text_and_password_capabilities_are_honest",
@@ -3422,6 +3464,7 @@ fn read_text_without_text_and_password_capabilities_are_honest() {
 /// look with the default budget during the block still answers `app_unresponsive` at once (well
 /// before the block ends). GTK 3 and GTK 4 fixtures.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_busy_app_gets_the_callers_budget_and_no_more() {
     live(
         "a_busy_app_gets_the_callers_budget_and_no_more",
@@ -3552,6 +3595,7 @@ async fn x_window_is(d: &Desk, title: &str, want: bool, secs: u64) -> bool {
 /// pressed again once its menu was opened and closed, it opens its dialog again; a look at
 /// the closed menus lists none of their items as on screen.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk2_gimp_items_of_open_and_closed_menus_are_pressed() {
     live(
         "gtk2_gimp_items_of_open_and_closed_menus_are_pressed",
@@ -3667,6 +3711,7 @@ async fn screen_text(svc: &Service) -> String {
 /// that brings the other page back with `expect {text}` of its label is `verified`, never
 /// `preexisting`.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn gtk4_pages_not_on_screen_are_not_read_as_showing() {
     live(
         "gtk4_pages_not_on_screen_are_not_read_as_showing",
@@ -3738,6 +3783,7 @@ fn gtk4_pages_not_on_screen_are_not_read_as_showing() {
 /// gone is met, a look then lists no element of the form, and Back's `expect` of the form's
 /// button is `verified` (the server's record counts the POSTs).
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn firefox_esr_expect_reads_the_new_document_after_each_navigation() {
     live(
         "firefox_esr_expect_reads_the_new_document_after_each_navigation",

@@ -110,6 +110,7 @@ impl Drop for Desk {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and tesseract; scripts/test.sh runs it"]
 fn ocr_finds_canvas_words_and_a_click_on_the_picture_only_ref_lands() {
     live_test(
         "ocr_finds_canvas_words_and_a_click_on_the_picture_only_ref_lands",
@@ -159,6 +160,7 @@ fn ocr_finds_canvas_words_and_a_click_on_the_picture_only_ref_lands() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_window_moved_after_the_screenshot_gives_gui_frame_stale_and_no_input() {
     live_test(
         "a_window_moved_after_the_screenshot_gives_gui_frame_stale_and_no_input",
@@ -225,6 +227,7 @@ fn a_window_moved_after_the_screenshot_gives_gui_frame_stale_and_no_input() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn clipboard_round_trip_with_mousepad() {
     live_test(
         "clipboard_round_trip_with_mousepad",
@@ -273,6 +276,7 @@ fn clipboard_round_trip_with_mousepad() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn activate_app_launches_the_calculator_and_it_becomes_active() {
     if !have("gnome-calculator") {
         panic!("gnome-calculator is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");
@@ -309,6 +313,7 @@ fn activate_app_launches_the_calculator_and_it_becomes_active() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn a_window_without_accessibility_is_listed_observed_visually_and_clicked() {
     if !have("display") {
         panic!("ImageMagick display is not installed: the test cannot run without it (scripts/install-deps.sh installs it)");

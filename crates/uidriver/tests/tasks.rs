@@ -82,6 +82,7 @@ fn summary(report: &Value) -> String {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn the_quick_subset_passes_with_the_scripted_agents() {
     let (report, logs) = run_tasks(&["--quick", "--jobs", "2"], Duration::from_secs(420));
     let tasks = report["tasks"].as_array().expect("tasks");
@@ -108,6 +109,7 @@ fn the_quick_subset_passes_with_the_scripted_agents() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn an_agent_that_does_nothing_passes_only_infeasible_tasks() {
     let (report, logs) = run_tasks(
         &[
@@ -141,6 +143,7 @@ fn an_agent_that_does_nothing_passes_only_infeasible_tasks() {
 /// runnable one passes with a tiny agent that works from the instruction and fails with an
 /// agent that does nothing; the other two are reported skipped with their reasons.
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
 fn osworld_files_run_where_supported_and_the_rest_are_skipped_with_reasons() {
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/osworld");
     let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/osworld/cache");

@@ -73,6 +73,7 @@ fn button(s: &State, name: &str) -> uidriver_core::ElementRef {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn dialogs_are_roots_answered_by_press_and_text() {
     live(
         "dialogs_are_roots_answered_by_press_and_text",
@@ -213,6 +214,7 @@ const LEAVE: &str = r#"<!doctype html><title>Editor</title>
 /// Leaving a page whose `beforeunload` handler objects: the navigation ends at once naming
 /// the dialog; Cancel keeps the page, Leave lets the navigation go on.
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn beforeunload_dialog_keeps_or_leaves_the_page() {
     live(
         "beforeunload_dialog_keeps_or_leaves_the_page",
@@ -275,6 +277,7 @@ const ALERTING: &str = r#"<!doctype html><title>Alerting</title>
 /// A popup that opens a dialog as it starts (before anyone asked for the page) has it
 /// listed, and listing does not wait out its deadline on the held renderer.
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn a_popup_dialog_opened_as_it_starts_is_listed() {
     live(
         "a_popup_dialog_opened_as_it_starts_is_listed",

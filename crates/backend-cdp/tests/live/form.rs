@@ -32,6 +32,7 @@ fn step(json: serde_json::Value) -> uidriver_core::Step {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn form_fields_submit_exact_body() {
     live("form_fields_submit_exact_body", 120, || async {
         let mut env = Env::start(&[("/form.html", FORM)], None).await;

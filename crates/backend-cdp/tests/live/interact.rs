@@ -37,6 +37,7 @@ fn chords(keys: &[&str]) -> Vec<KeyChord> {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn keys_expand_scroll_hover_focus_and_reads() {
     live("keys_expand_scroll_hover_focus_and_reads", 120, || async {
         let mut env = Env::start(&[("/interact.html", PAGE)], None).await;
@@ -313,6 +314,7 @@ const ARIA: &str = r#"<!doctype html><title>ARIA</title>
 </script>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn select_and_set_value_on_aria_widgets() {
     live("select_and_set_value_on_aria_widgets", 90, || async {
         let mut env = Env::start(&[("/aria.html", ARIA)], None).await;

@@ -9,6 +9,7 @@ use uidriver_core::{Backend, Deadline, ErrorCode, LaunchRequest, ObserveRequest}
 use crate::support::{deadline, live, Env};
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn two_browsers_closed_page_and_killed_browser() {
     live(
         "two_browsers_closed_page_and_killed_browser",

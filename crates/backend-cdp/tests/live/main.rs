@@ -2,7 +2,8 @@
 //! served by a local HTTP server, and the Rust docs shipped with the toolchain. Each test has
 //! a hard timeout, judges effects by an independent observation (the POST body the server
 //! received, a value read through `evaluate`, a re-observation), and fails, saying
-//! so, when Chromium is not installed.
+//! so, when Chromium is not installed. Those that start Chromium are ignored by a bare
+//! `cargo test`; `scripts/test.sh` runs them with `--include-ignored`.
 //!
 //! Topics: `form` (every input kind, submit, exact POST body), `interact` (keys, expand,
 //! scroll, hover, focus, read_text, scoped looks), `lifecycle` (several browsers, closed pages,

@@ -19,6 +19,7 @@ async fn nav(env: &Env, n: Navigation) -> uidriver_core::Result<uidriver_core::R
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn navigate_back_forward_reload_and_schemes() {
     live("navigate_back_forward_reload_and_schemes", 90, || async {
         let mut env = Env::start(&[("/one.html", ONE), ("/two.html", TWO)], None).await;
@@ -73,6 +74,7 @@ fn navigate_back_forward_reload_and_schemes() {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn evaluate_is_json_and_capped_and_waits_see_changes() {
     live(
         "evaluate_is_json_and_capped_and_waits_see_changes",
@@ -136,6 +138,7 @@ fn evaluate_is_json_and_capped_and_waits_see_changes() {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn attached_browser_is_listed_and_left_running() {
     live(
         "attached_browser_is_listed_and_left_running",
@@ -222,6 +225,7 @@ const ELSEWHERE: &str = r#"<!doctype html><title>Here</title><a id="x" href="/tw
 /// `unknown · Runtime.evaluate timed out` and the root closed. The page stays one root, the
 /// press works, and the new document reads.
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn a_cross_site_link_keeps_the_root_and_reads_after() {
     live(
         "a_cross_site_link_keeps_the_root_and_reads_after",

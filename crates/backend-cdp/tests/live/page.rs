@@ -12,6 +12,7 @@ const DYNAMIC: &str = r#"<!doctype html><title>Dynamic</title>
 <ul><li>Item 1</li><li>Item 2</li></ul>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn dynamic_content_appears_in_reobservation() {
     live("dynamic_content_appears_in_reobservation", 90, || async {
         let mut env = Env::start(&[("/dynamic.html", DYNAMIC)], None).await;
@@ -69,6 +70,7 @@ const OVERLAY: &str = r#"<!doctype html><title>Overlay</title>
 </div>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn covered_element_is_never_clicked_blind() {
     live("covered_element_is_never_clicked_blind", 90, || async {
         let mut env = Env::start(&[("/overlay.html", OVERLAY)], None).await;
@@ -144,6 +146,7 @@ const INNER: &str = r#"<!doctype html><title>Inner</title>
 <button onclick="document.getElementById('out').textContent = 'clicked'">Inner button</button>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn iframe_content_is_observed_and_clickable() {
     live("iframe_content_is_observed_and_clickable", 90, || async {
         let mut env = Env::start(&[("/outer.html", OUTER), ("/inner.html", INNER)], None).await;
@@ -235,6 +238,7 @@ async fn messages(env: &Env, n: usize) -> serde_json::Value {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn cross_origin_frames_are_read_and_acted_on() {
     live("cross_origin_frames_are_read_and_acted_on", 120, || async {
         let mut env = Env::start(&[("/outer.html", OUTER_X), ("/inner.html", X_INNER)], None).await;
@@ -489,6 +493,7 @@ const SPIN: &str = r#"<!doctype html><title>Spin</title><p>Busy frame</p>
 <script>setTimeout(() => { for (;;) {} }, 200);</script>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn a_hung_cross_origin_frame_costs_part_of_the_deadline_not_the_page() {
     live(
         "a_hung_cross_origin_frame_costs_part_of_the_deadline_not_the_page",
@@ -543,6 +548,7 @@ const PIXELS: &str = r#"<!doctype html><title>Pixels</title>
 <div style="position: absolute; left: 50px; top: 60px; width: 40px; height: 40px; background: rgb(255, 0, 0)" aria-label="Red"></div>"#;
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn capture_shows_the_viewport_where_bounds_say() {
     live(
         "capture_shows_the_viewport_where_bounds_say",
@@ -588,6 +594,7 @@ const LABELS: &str = r#"<!doctype html><title>Labels</title>
 /// "Plan"` then `combo-box "Plan"`); a label that holds more than text (a link) or names a
 /// control with a name of its own stays, so nothing the page says is lost.
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn a_label_that_only_names_its_control_is_folded_into_it() {
     live(
         "a_label_that_only_names_its_control_is_folded_into_it",

@@ -21,6 +21,7 @@ fn alive(pid: u32) -> bool {
 /// `BrowserControl::shutdown`, so launched browsers ran until the backend was dropped. Now
 /// shutting down stops every browser it launched.
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn shutdown_stops_the_browsers_it_launched() {
     live("shutdown_stops_the_browsers_it_launched", 120, || async {
         let env = Env::start(&[("/a.html", "<!doctype html><title>A</title><p>a")], None).await;

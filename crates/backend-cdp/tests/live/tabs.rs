@@ -67,6 +67,7 @@ async fn gone(env: &Env, key: &str) -> bool {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn popups_and_tabs_are_roots_that_read_and_close() {
     live(
         "popups_and_tabs_are_roots_that_read_and_close",
@@ -170,6 +171,7 @@ fn popups_and_tabs_are_roots_that_read_and_close() {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn a_launch_with_a_size_gets_that_viewport() {
     live("a_launch_with_a_size_gets_that_viewport", 60, || async {
         let env = Env::start(&[("/a.html", "<!doctype html><title>A</title>")], None).await;

@@ -30,6 +30,7 @@ fn set_files(r: uidriver_core::ElementRef, paths: &[&std::path::Path]) -> Step {
 }
 
 #[test]
+#[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
 fn set_files_on_an_input_and_through_a_chooser_uploads_the_bytes() {
     live(
         "set_files_on_an_input_and_through_a_chooser_uploads_the_bytes",

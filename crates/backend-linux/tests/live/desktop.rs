@@ -17,6 +17,7 @@ struct App {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn roots_observation_and_completeness() {
     live_test(
         "roots_observation_and_completeness",

@@ -9,6 +9,7 @@ use uidriver_core::{Backend, ErrorCode, ObserveRequest};
 use crate::support::*;
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn stopped_app_does_not_block_others() {
     live_test(
         "stopped_app_does_not_block_others",
@@ -112,6 +113,7 @@ fn stopped_app_does_not_block_others() {
 }
 
 #[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
 fn killed_app_mid_walk_is_target_closed() {
     live_test(
         "killed_app_mid_walk_is_target_closed",

@@ -2,12 +2,15 @@
 //! tools of `Service::call`. Each contract test exists once per backend with the same body,
 //! named after it (`memory_…`, `linux_…`, `cdp_…`), so a failure names the backend that broke
 //! the contract. The Linux tests start an isolated desktop with a GTK app, the CDP tests a
-//! headless Chromium on a local page; both fail, saying why, when a component is missing.
+//! headless Chromium on a local page: they are live, so ignored by a bare `cargo test` and run
+//! with `--include-ignored` (`scripts/test.sh`), where they fail, saying why, when a component
+//! is missing. The memory tests always run.
 //!
 //! A new backend's author adds a fixture module (a `fixture::Backend` impl that starts the
-//! fixture app: see `fixture.rs`) and one name in `on_every_backend!` below, then runs
-//! `cargo test -p uidriver-service --test conformance`. A new contract test is an `async fn`
-//! in `contract.rs` and one name in the `conformance!` list.
+//! fixture app: see `fixture.rs`) and one name in `on_every_backend!` below (with the `ignore`
+//! attribute when it needs a desktop or a browser), then runs
+//! `cargo test -p uidriver-service --test conformance -- --include-ignored`. A new contract test
+//! is an `async fn` in `contract.rs` and one name in the `conformance!` list.
 //!
 //! Layout: `fixture` (the fixture, the backend trait, the runner), `contract` (the bodies),
 //! `memory`, `linux`, `cdp` (one fixture per backend).
@@ -18,14 +21,22 @@ mod fixture;
 mod linux;
 mod memory;
 
-/// One test per backend for contract test `$test`, each running the same body.
+/// One test per backend for contract test `$test`, each running the same body; a backend's
+/// attributes (the live ones' `ignore`) go on each of its tests.
 macro_rules! on_every_backend {
     ($test:ident) => {
-        on_every_backend!($test: memory::Memory, linux::Linux, cdp::Cdp);
+        on_every_backend!($test:
+            memory::Memory,
+            #[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
+            linux::Linux,
+            #[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
+            cdp::Cdp
+        );
     };
-    ($test:ident: $($module:ident::$backend:ident),+) => {
+    ($test:ident: $($(#[$attr:meta])* $module:ident::$backend:ident),+) => {
         pastey::paste! { $(
             #[test]
+            $(#[$attr])*
             fn [<$module _ $test>]() {
                 fixture::run::<$module::$backend, _, _>(
                     concat!(stringify!($module), "_", stringify!($test)),
