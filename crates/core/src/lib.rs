@@ -30,6 +30,7 @@ pub mod lane;
 pub mod model;
 pub mod outcome;
 pub mod outline;
+pub mod pixels_only;
 pub mod search;
 pub mod state;
 pub mod store;

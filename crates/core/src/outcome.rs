@@ -63,6 +63,8 @@ vocabulary!(
         RootChange = "root-change",
         /// The call's `expect` condition.
         Postcondition = "postcondition",
+        /// The pixels of a region with no accessible content, read by OCR before and after.
+        Pixels = "pixels",
         /// Nothing could be checked.
         None = "none",
     }

@@ -9,8 +9,13 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt::Write;
 
 use crate::model::Node;
+use crate::pixels_only::pixels_only;
 use crate::state::State;
 use crate::vocab::{Capability, Role, StateFlag};
+
+/// What a region with no accessible content says after its description.
+const PIXELS_ONLY: &str =
+    " (pixels only: what it shows is not in the tree; steps into it are checked by OCR)";
 
 /// How much to show.
 #[derive(Clone, Debug)]
@@ -252,11 +257,12 @@ pub fn display_children(state: &State, i: usize, show_hidden: bool) -> (Vec<usiz
             hidden += 1;
             continue;
         }
-        if is_transparent(n) {
+        let region = pixels_only(&state.snapshot.nodes, c);
+        if is_transparent(n) && !region {
             stack.extend(n.children.iter().rev().copied());
             continue;
         }
-        if is_empty_leaf(n) || repeats_name(state, c, i) {
+        if !region && (is_empty_leaf(n) || repeats_name(state, c, i)) {
             continue;
         }
         out.push(c);
@@ -457,6 +463,9 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
             continue;
         }
         let _ = write!(out.text, "{indent}{} {}", state.ref_of(i), describe(node));
+        if pixels_only(&state.snapshot.nodes, i) {
+            out.text.push_str(PIXELS_ONLY);
+        }
         match plan.get(&i) {
             None => {
                 let (kids, hidden) = display_children(state, i, opts.show_hidden);

@@ -14,11 +14,14 @@
 //! - `resample`: the pixel arithmetic: area-averaging downscale, grayscale, 2x upscale.
 //! - `ocr`: [`ocr`] with [`OcrOptions`] → [`OcrResult`] (words and lines as
 //!   [`OcrText`](uidriver_core::OcrText) in screen pixels), and [`probe`] for `doctor`.
+//! - `crop`: [`crop`] one region (screen pixels) out of a captured image, [`changed_areas`]
+//!   between two captures of it, [`stack`] areas into one image for one OCR.
 //! - `fuse`: [`fuse`] OCR lines into a snapshot ([`FuseReport`]), [`insert_children`].
 //! - `quality`: [`tree_is_poor`] / [`tree_quality`]: when the pixels must be read at all.
 //! - `error`: [`VisionError`] and its one mapping into core's catalogue.
 #![warn(missing_docs)]
 
+mod crop;
 mod encode;
 mod error;
 mod fuse;
@@ -26,6 +29,7 @@ mod ocr;
 mod quality;
 mod resample;
 
+pub use crop::{changed_areas, crop, stack};
 pub use encode::{decode_png, encode, fit_size, DEFAULT_MAX};
 pub use error::VisionError;
 pub use fuse::{fuse, insert_children, FuseReport, ENCLOSE_SLACK};

@@ -37,6 +37,7 @@ mod keyboard;
 mod landing;
 mod menu;
 mod nested;
+mod pixels;
 mod pointer;
 mod press;
 mod select;
@@ -130,7 +131,28 @@ pub(crate) async fn run(
 
 #[async_trait]
 impl StepDriver for Ctx<'_> {
+    /// One step; keys into a region with no accessible content are also checked by its pixels.
     async fn perform(&self, r: &mut StepReport, step: &Step) {
+        let region = pixels::before(self, step).await;
+        self.perform_step(r, step).await;
+        if let Some(before) = region {
+            pixels::verify(self, r, step, before).await;
+        }
+    }
+
+    /// A step after which the app announced a new top-level window waits until the window
+    /// manager lists it, so the root listing that follows the act shows it.
+    async fn settled(&self, _: &StepReport) {
+        if self.opened.swap(false, Ordering::Relaxed) {
+            if let Some(before) = &self.windows_before {
+                await_new_window(self, before).await;
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    async fn perform_step(&self, r: &mut StepReport, step: &Step) {
         match step {
             Step::Press(e) => press::press(self, r, *e).await,
             Step::Check(e) => press::set_checked(self, r, *e, true).await,
@@ -158,16 +180,6 @@ impl StepDriver for Ctx<'_> {
                 r.error = Some(uidriver_core::action::set_files_unsupported(
                     "a desktop app",
                 ))
-            }
-        }
-    }
-
-    /// A step after which the app announced a new top-level window waits until the window
-    /// manager lists it, so the root listing that follows the act shows it.
-    async fn settled(&self, _: &StepReport) {
-        if self.opened.swap(false, Ordering::Relaxed) {
-            if let Some(before) = &self.windows_before {
-                await_new_window(self, before).await;
             }
         }
     }
