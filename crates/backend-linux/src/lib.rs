@@ -431,6 +431,20 @@ impl LinuxBackend {
         Some((rect.x + dx, rect.y + dy))
     }
 
+    /// The mapped popup windows (menus open on screen); none without X11 or when it does not
+    /// answer in time.
+    async fn popup_rects(&self, deadline: Deadline) -> Vec<uidriver_core::Bounds> {
+        let Some(x) = self.inner.x11.as_ref() else {
+            return Vec::new();
+        };
+        x.run(
+            deadline.cap(Duration::from_millis(500)),
+            x11::window::popup_rects,
+        )
+        .await
+        .unwrap_or_default()
+    }
+
     /// Where a GTK 4 popup surface of `width`×`height` is on screen: the one mapped
     /// override-redirect window of that size, `None` when there is none or more than one.
     async fn gtk4_popup_origin(
@@ -486,6 +500,11 @@ impl LinuxBackend {
         } else {
             None
         };
+        let popups = if toolkit == Toolkit::Gtk2 {
+            self.popup_rects(deadline).await
+        } else {
+            Vec::new()
+        };
         let mut limits = self.observe_limits();
         let stopped = target.info.pid.is_some_and(procfs::stopped);
         limits.patience = observe::patience(limits.ping, deadline, stopped);
@@ -496,6 +515,7 @@ impl LinuxBackend {
             origin,
             limits: &limits,
             memo: &att.memo,
+            popups,
         };
         let mut result = observe::observe(scope, req, deadline).await;
         if let (Ok(snap), Toolkit::Gtk4) = (&mut result, toolkit) {

@@ -42,6 +42,7 @@ mod gtk4;
 mod table;
 mod tree;
 
+mod gtk2;
 use gtk4::{gtk4_showing, judges_gtk4_screen, unshow_gtk4_boxes, unshow_gtk4_covered};
 use tree::{add_children, assemble, reorder, scrolled_away, Reordered};
 
@@ -81,6 +82,8 @@ pub(crate) struct Scope<'a> {
     pub limits: &'a Limits,
     /// Facts remembered across observations.
     pub memo: &'a Memo,
+    /// The mapped popup windows (override-redirect), read for GTK 2 only: its open menus.
+    pub popups: Vec<uidriver_core::Bounds>,
 }
 
 /// A node's identity and accessible facts (from the cache or from calls).
@@ -237,6 +240,10 @@ pub(crate) async fn observe(
     if scope.toolkit == Toolkit::Gtk4 {
         unshow_gtk4_boxes(&mut walk.nodes);
         unshow_gtk4_covered(&env.c, &mut walk.nodes, scope.origin).await;
+    }
+    if scope.toolkit == Toolkit::Gtk2 && !scope.popups.is_empty() {
+        let lent = gtk2::show_open_menu_items(&env.c, &mut walk.nodes, &scope.popups).await;
+        walk.read_details(&env, &lent).await;
     }
     let (out, complete) = walk.finish(&mut notes);
     let mut timings = Timings {
@@ -435,6 +442,32 @@ impl Walk {
         match self.fatal.take() {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// Reads the details of `nodes` (lent `SHOWING` after the walk), all at once.
+    async fn read_details(&mut self, env: &Env<'_>, nodes: &[usize]) {
+        let (c, scope) = (&env.c, env.scope);
+        let reads = nodes.iter().map(|&n| {
+            let d = &self.nodes[n].d;
+            details(
+                c,
+                &d.obj,
+                d.role,
+                d.states,
+                d.ifaces,
+                d.name.trim().is_empty(),
+                scope.toolkit,
+                scope.origin,
+                scope.memo,
+                env.req.bounds,
+            )
+        });
+        let read = futures_util::future::join_all(reads).await;
+        for (&n, r) in nodes.iter().zip(read) {
+            if let Ok(d) = r {
+                self.nodes[n].details = Some(d);
+            }
         }
     }
 

@@ -116,7 +116,8 @@ impl Toolkit {
     /// GTK 2's gail (GIMP 2.10). An open menu's items are `VISIBLE` with their place on screen;
     /// a closed one's answer the rectangle of a widget without a window, 1×1 at `i32::MIN`.
     /// `press` counts such an item as on screen when it is visible with a place on screen
-    /// (`act/menu.rs`); a look still calls it hidden.
+    /// (`act/menu.rs`); a look counts the items of a menu inside a mapped popup window as
+    /// showing (`observe/gtk2.rs`).
     pub(crate) fn leaves_menu_items_unshown(self) -> bool {
         self == Toolkit::Gtk2
     }

@@ -336,14 +336,9 @@ pub(crate) fn visible_rect(x: &XConn, w: Window) -> Result<uidriver_core::Bounds
         .unwrap_or(uidriver_core::Bounds::new(rect.x, rect.y, 0, 0)))
 }
 
-/// The origins of the mapped override-redirect windows of exactly `width`×`height` at the top
-/// of the screen: popup surfaces (a GTK 4 popover is its own such window, which the window
-/// manager never lists).
-pub(crate) fn popups_of_size(
-    x: &XConn,
-    width: i32,
-    height: i32,
-) -> Result<Vec<(i32, i32)>, LinuxError> {
+/// The rectangles of the mapped override-redirect windows: popup surfaces (menus, popovers,
+/// tooltips), which the window manager never lists.
+pub(crate) fn popup_rects(x: &XConn) -> Result<Vec<uidriver_core::Bounds>, LinuxError> {
     let c = &x.conn;
     let tree = c
         .query_tree(x.root())
@@ -361,11 +356,29 @@ pub(crate) fn popups_of_size(
         let Ok(Ok(g)) = c.get_geometry(w).map(|r| r.reply()) else {
             continue;
         };
-        if i32::from(g.width) == width && i32::from(g.height) == height {
-            out.push((i32::from(g.x), i32::from(g.y)));
-        }
+        out.push(uidriver_core::Bounds::new(
+            i32::from(g.x),
+            i32::from(g.y),
+            i32::from(g.width),
+            i32::from(g.height),
+        ));
     }
     Ok(out)
+}
+
+/// The origins of the mapped override-redirect windows of exactly `width`×`height` at the top
+/// of the screen: popup surfaces (a GTK 4 popover is its own such window, which the window
+/// manager never lists).
+pub(crate) fn popups_of_size(
+    x: &XConn,
+    width: i32,
+    height: i32,
+) -> Result<Vec<(i32, i32)>, LinuxError> {
+    Ok(popup_rects(x)?
+        .into_iter()
+        .filter(|b| b.width == width && b.height == height)
+        .map(|b| (b.x, b.y))
+        .collect())
 }
 
 #[cfg(test)]
