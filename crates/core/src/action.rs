@@ -89,6 +89,20 @@ pub struct RawStep {
     pub paths: Option<Vec<String>>,
 }
 
+/// The steps of an `act_ui` call's arguments as the caller wrote them (`args.actions`), for
+/// code that reads or rewrites a recorded call (traces, replay); `None` when they are not steps
+/// (such a call was refused before anything was sent).
+pub fn steps_of(args: &serde_json::Value) -> Option<Vec<RawStep>> {
+    serde_json::from_value(args.get("actions")?.clone()).ok()
+}
+
+/// Writes `steps` back as `args.actions` (fields that were absent stay absent).
+pub fn put_steps(args: &mut serde_json::Value, steps: &[RawStep]) {
+    if let (Some(slot), Ok(v)) = (args.get_mut("actions"), serde_json::to_value(steps)) {
+        *slot = v;
+    }
+}
+
 /// Where a pointer step lands.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {

@@ -203,7 +203,29 @@ impl Default for Role {
     }
 }
 
+/// Whether an element of `role` with `states` holds a secret (a password field): its value is
+/// redacted in looks and traces and read back only by length. The one rule; the wire form is
+/// [`is_secret_on_wire`].
+pub fn is_secret(role: Role, states: StateSet) -> bool {
+    role == Role::PasswordText || states.contains(crate::vocab::StateFlag::Password)
+}
+
+/// [`is_secret`] on the wire spellings of a role and its state tokens (a trace's node).
+pub fn is_secret_on_wire<'a>(role: &str, states: impl IntoIterator<Item = &'a str>) -> bool {
+    let role = Role::from_wire(role).unwrap_or(Role::Unknown);
+    let states = states
+        .into_iter()
+        .filter_map(crate::vocab::StateFlag::from_wire)
+        .collect();
+    is_secret(role, states)
+}
+
 impl Node {
+    /// Whether the node holds a secret ([`is_secret`]).
+    pub fn is_secret(&self) -> bool {
+        is_secret(self.role, self.state_set())
+    }
+
     /// Whether the node carries a state (false when states are unknown).
     pub fn has_state(&self, f: crate::vocab::StateFlag) -> bool {
         self.states.known().is_some_and(|s| s.contains(f))
@@ -648,6 +670,23 @@ impl TextSlice {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_secret_rule_reads_the_same_on_the_wire() {
+        use crate::vocab::StateFlag;
+        assert!(is_secret(Role::PasswordText, StateSet::EMPTY));
+        assert!(is_secret(
+            Role::Text,
+            StateSet::EMPTY.with(StateFlag::Password)
+        ));
+        assert!(!is_secret(
+            Role::Text,
+            StateSet::EMPTY.with(StateFlag::Editable)
+        ));
+        assert!(is_secret_on_wire("password-text", []));
+        assert!(is_secret_on_wire("text", ["editable", "password"]));
+        assert!(!is_secret_on_wire("text", ["editable"]));
+    }
+
     use super::*;
 
     #[test]

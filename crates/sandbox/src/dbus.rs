@@ -158,41 +158,10 @@ pub(crate) fn has_state(words: &[u32], bit: u32) -> bool {
     words.get(word).is_some_and(|w| w & (1 << shift) != 0)
 }
 
-/// `address` without its `guid=` keys. A guid pins one server instance: a client refuses a bus
-/// at the same place that was started again. Where a restarted bus is expected, the place is
-/// what counts. `unix:path=/r/bus_9,guid=ab12` → `unix:path=/r/bus_9`.
-pub(crate) fn without_guid(address: &str) -> String {
-    address
-        .split(';')
-        .map(|one| match one.split_once(':') {
-            Some((transport, keys)) => {
-                let kept: Vec<&str> = keys
-                    .split(',')
-                    .filter(|k| !k.starts_with("guid="))
-                    .collect();
-                format!("{transport}:{}", kept.join(","))
-            }
-            None => one.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(";")
-}
+pub(crate) use uidriver_bus_address::without_guid;
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn guids_are_dropped_from_addresses() {
-        assert_eq!(
-            super::without_guid("unix:path=/r/at-spi/bus_9,guid=ab12"),
-            "unix:path=/r/at-spi/bus_9"
-        );
-        assert_eq!(
-            super::without_guid("unix:guid=1,abstract=/x;tcp:host=h,port=1"),
-            "unix:abstract=/x;tcp:host=h,port=1"
-        );
-        assert_eq!(super::without_guid("unix:path=/s"), "unix:path=/s");
-    }
-
     use super::*;
 
     #[test]

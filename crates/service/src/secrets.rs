@@ -9,16 +9,16 @@
 //! leaves the service. Pixels of attached images are not redacted.
 
 use serde_json::Value;
-use uidriver_core::{Evidence, Node, Role, Snapshot, StateFlag};
+use uidriver_core::{Evidence, Node, Snapshot};
 
 use crate::ToolResult;
 
 /// What a filled secret shows (also what a trace keeps of a secret).
 pub const REDACTED: &str = "••••";
 
-/// Whether `node` holds a secret.
+/// Whether `node` holds a secret (core's one rule).
 pub(crate) fn is_secret(node: &Node) -> bool {
-    node.role == Role::PasswordText || node.has_state(StateFlag::Password)
+    node.is_secret()
 }
 
 /// Replaces every secret's value by [`REDACTED`] (or nothing when empty).
@@ -76,6 +76,7 @@ fn redact_json(v: &mut Value, hide: &impl Fn(&mut String)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uidriver_core::Role;
 
     #[test]
     fn policy_secrets_are_hidden_in_text_fields_and_errors() {

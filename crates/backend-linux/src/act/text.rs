@@ -7,7 +7,7 @@
 //! while the field still holds what it held (`type_instead`).
 
 use uidriver_core::{DeliveryMethod, VerificationMethod};
-use uidriver_core::{ElementRef, Error, ErrorCode, Role, StepReport};
+use uidriver_core::{ElementRef, Error, ErrorCode, StepReport};
 
 use super::verify::{QUIET, SETTLE};
 use super::{record_answer, Ctx, Element, Live};
@@ -15,7 +15,7 @@ use crate::atspi::{editable_text, state as st, text, Ifaces, Obj};
 use crate::error::LinuxError;
 
 fn is_password(el: &Element<'_>) -> bool {
-    el.node.role == Role::PasswordText || el.node.has_state(uidriver_core::StateFlag::Password)
+    el.node.is_secret()
 }
 
 fn editable(l: &Live) -> bool {

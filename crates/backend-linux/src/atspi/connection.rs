@@ -137,25 +137,7 @@ impl A11yBus {
     }
 }
 
-/// `address` without its `guid=` keys. A guid pins one server instance: a client refuses a bus
-/// at the same place that was started again. Where a restarted bus is expected, the place is
-/// what counts. `unix:path=/r/bus_9,guid=ab12` → `unix:path=/r/bus_9`.
-pub(crate) fn without_guid(address: &str) -> String {
-    address
-        .split(';')
-        .map(|one| match one.split_once(':') {
-            Some((transport, keys)) => {
-                let kept: Vec<&str> = keys
-                    .split(',')
-                    .filter(|k| !k.starts_with("guid="))
-                    .collect();
-                format!("{transport}:{}", kept.join(","))
-            }
-            None => one.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(";")
-}
+pub(crate) use uidriver_bus_address::without_guid;
 
 async fn discover(session: Option<&str>, wait: Duration) -> Result<String, LinuxError> {
     let unavailable = |e: zbus::Error| LinuxError::NoAccessibilityBus(format!("session bus: {e}"));
@@ -304,14 +286,4 @@ impl Caller {
 
 async fn with_timeout<F: Future>(d: Duration, f: F) -> Option<F::Output> {
     tokio::time::timeout(d, f).await.ok()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_renewal_looks_for_the_bus_by_place_not_by_guid() {
-        let a = "unix:path=/r/at-spi/bus_9,guid=ab12";
-        assert_eq!(super::without_guid(a), "unix:path=/r/at-spi/bus_9");
-        assert_eq!(super::without_guid("unix:path=/s"), "unix:path=/s");
-    }
 }

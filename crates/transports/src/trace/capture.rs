@@ -19,21 +19,22 @@ pub(crate) fn refs_of(args: &Value) -> Vec<String> {
             }
         }
     };
-    for step in args["actions"].as_array().into_iter().flatten() {
-        add(step.get("ref"));
+    for step in uidriver_core::action::steps_of(args).into_iter().flatten() {
+        add(step.target.map(|e| json!(e.to_string())).as_ref());
     }
     add(args.pointer("/expect/ref"));
     add(args.pointer("/expect/scopeRef"));
     refs
 }
 
-/// Whether a role and state tokens are a password field's (the service's `secrets::is_secret`
-/// rule, on the wire form).
+/// Whether a role and state tokens are a password field's (core's one rule, on the wire form).
 fn is_secret(role: &str, states: &Value) -> bool {
-    role == "password-text"
-        || states
-            .as_array()
-            .is_some_and(|s| s.iter().any(|t| t == "password"))
+    let tokens = states
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    uidriver_core::model::is_secret_on_wire(role, tokens)
 }
 
 /// One ref of `state` as a [`Target`]; `None` when the service no longer has the state.

@@ -268,23 +268,30 @@ impl Session {
     }
 }
 
-/// Text and values of steps aimed at password fields become [`REDACTED`].
+/// Text and values of steps aimed at password fields become [`REDACTED`]. Steps that do not
+/// read as steps (the call was refused, nothing sent) are kept whole only when the call names no
+/// password field.
 fn redact_typed_secrets(args: &mut Value, targets: &[Target]) {
-    let secret = |r: &Value| targets.iter().any(|t| t.secret && r == t.r.as_str());
-    for step in args
-        .get_mut("actions")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if step.get("ref").is_some_and(secret) {
-            for field in ["text", "value"] {
-                if let Some(v) = step.get_mut(field) {
-                    *v = Value::String(REDACTED.into());
-                }
+    let secret = |r: &str| targets.iter().any(|t| t.secret && r == t.r.as_str());
+    let Some(mut steps) = uidriver_core::action::steps_of(args) else {
+        if targets.iter().any(|t| t.secret) {
+            if let Some(a) = args.get_mut("actions") {
+                *a = Value::String(REDACTED.into());
+            }
+        }
+        return;
+    };
+    for step in &mut steps {
+        if step.target.is_some_and(|e| secret(&e.to_string())) {
+            if step.text.is_some() {
+                step.text = Some(REDACTED.into());
+            }
+            if step.value.is_some() {
+                step.value = Some(uidriver_core::action::Scalar::Text(REDACTED.into()));
             }
         }
     }
+    uidriver_core::action::put_steps(args, &steps);
 }
 
 /// Makes the session's trace directory (after pruning old ones) and writes its header.

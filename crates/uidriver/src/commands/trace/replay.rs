@@ -156,9 +156,8 @@ async fn replay_one(caller: &dyn ToolCaller, c: &Call) -> Result<String, Diverge
     let root = find_root(caller, recorded)
         .await
         .map_err(|why| diverge(None, why))?;
-    let points = c.args["actions"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|s| s.get("x").is_some()));
+    let points = uidriver_core::action::steps_of(&c.args)
+        .is_some_and(|steps| steps.iter().any(|s| s.x.is_some()));
     let mode = if points { "visual" } else { "semantic" };
     let seen = caller
         .call("observe_ui", json!({ "root": root, "mode": mode }))
@@ -298,15 +297,17 @@ fn rename_refs(args: &mut Value, renamed: &[(String, String)]) {
             *v = json!(to);
         }
     };
-    for step in args
-        .get_mut("actions")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(r) = step.get_mut("ref") {
-            swap(r);
+    if let Some(mut steps) = uidriver_core::action::steps_of(args) {
+        for step in &mut steps {
+            let now = step.target.and_then(|e| {
+                let was = e.to_string();
+                renamed.iter().find(|(from, _)| *from == was)
+            });
+            if let Some((_, to)) = now {
+                step.target = to.parse().ok();
+            }
         }
+        uidriver_core::action::put_steps(args, &steps);
     }
     if let Some(e) = args.get_mut("expect") {
         for k in ["ref", "scopeRef"] {
