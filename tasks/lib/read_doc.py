@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads an office document and prints it as JSON, for the task checkers (crates/uidriver/src/tasks/checkers.rs).
+"""Reads an office document and prints it as JSON, for the task checkers (crates/tasks/src/checkers.rs).
 
   spreadsheets (.xlsx, .ods): {"sheets": [{"name", "cells": {"A1": {"value", "formula"}}}]}
   documents (.docx, .odt):    {"paragraphs": [{"text", "style", "runs": [{"text", "bold", "italic", "underline"}]}]}

@@ -7,7 +7,6 @@ mod backends;
 mod cli;
 mod clients;
 mod commands;
-mod tasks;
 
 use std::process::ExitCode;
 

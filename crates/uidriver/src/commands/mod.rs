@@ -7,6 +7,7 @@ mod doctor;
 mod mcp;
 mod policy;
 mod sandbox;
+mod tasks;
 mod tools;
 mod trace;
 
@@ -42,7 +43,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a).await,
         Command::Doctor => doctor::run().await,
         Command::Demo(a) => demo::run(a).await,
-        Command::Tasks(a) => crate::tasks::run(a).await,
+        Command::Tasks(a) => tasks::run(a).await,
         Command::Policy(a) => policy::run(a),
         Command::Trace(a) => trace::run(a).await,
     };

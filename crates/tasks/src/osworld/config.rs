@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::cache::Cache;
 use super::local;
-use crate::tasks::task::SetupStep;
+use crate::task::SetupStep;
 
 /// Programs OSWorld starts with `launch` that show no window, so nothing is awaited.
 const NO_WINDOW: &[&str] = &["socat", "python", "python3", "sh", "bash", "sleep", "nohup"];

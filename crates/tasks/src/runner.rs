@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Where agent logs go.
     pub log_dir: PathBuf,
+    /// The `uidriver` binary: first on the agents' `PATH` (`uidriver mcp`), and the one the
+    /// runner starts for MCP over HTTP and to stop a task's daemon. The binary passes itself.
+    pub uidriver: PathBuf,
 }
 
 /// The outcome of one task.
@@ -134,7 +137,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
             return r;
         }
     };
-    let (mut prepared, ready) = prepare(sb, task, &opts.tasks_dir);
+    let (mut prepared, ready) = prepare(sb, task, &opts.tasks_dir, &opts.uidriver);
     if let Err(e) = ready {
         r.reason = e;
         teardown(prepared, opts.keep, &mut r);
@@ -271,8 +274,10 @@ fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
 
 /// Starts `uidriver mcp --http 127.0.0.1:0` inside the sandbox and reads its URL from stderr.
 fn start_http(p: &Prepared, token: &str) -> Result<(Child, String), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut cmd = p.shell(&format!("exec '{}' mcp --http 127.0.0.1:0", exe.display()));
+    let mut cmd = p.shell(&format!(
+        "exec '{}' mcp --http 127.0.0.1:0",
+        p.uidriver.display()
+    ));
     use std::os::unix::process::CommandExt;
     cmd.process_group(0)
         .env("UIDRIVER_MCP_TOKEN", token)
@@ -317,24 +322,26 @@ fn new_token() -> String {
 /// Stops the local server, the daemon the agent started and the sandbox, or keeps a failing
 /// task's sandbox with `--keep`.
 fn teardown(p: Prepared, keep: bool, r: &mut TaskResult) {
-    let Prepared { sb, server, .. } = p;
+    let Prepared {
+        sb,
+        server,
+        uidriver,
+        ..
+    } = p;
     drop(server);
     if keep && !r.passed {
         let dir = sb.detach();
         r.kept_sandbox = Some(dir);
         return;
     }
-    stop_daemon(&sb);
+    stop_daemon(&sb, &uidriver);
     if let Err(e) = sb.stop() {
         tracing::warn!(error = %e, "stopping a task sandbox");
     }
 }
 
-fn stop_daemon(sb: &Sandbox) {
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let mut cmd = std::process::Command::new(exe);
+fn stop_daemon(sb: &Sandbox, uidriver: &Path) {
+    let mut cmd = std::process::Command::new(uidriver);
     cmd.args(["daemon", "stop"]).env_remove("UIDRIVER_SOCKET");
     for (k, v) in sb.env() {
         cmd.env(k, v);

@@ -1,5 +1,6 @@
-//! The report of a run: one line per task (pass/fail, time, tool calls, text and images the
-//! agent received, the evaluator's reason), a summary per domain, or all of it as JSON.
+//! What `uidriver tasks` prints: the list of tasks, one task shown, and the report of a run:
+//! one line per task (pass/fail, time, tool calls, text and images the agent received, the
+//! evaluator's reason), a summary per domain, or all of it as JSON. Printing is the binary's.
 
 use std::collections::BTreeMap;
 
@@ -7,6 +8,7 @@ use serde::Serialize;
 
 use super::osworld::Skipped;
 use super::runner::TaskResult;
+use super::task::Task;
 
 /// Totals of one domain.
 #[derive(Debug, Default, Serialize)]
@@ -34,7 +36,7 @@ pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
 
 /// The whole report as JSON: `{tasks: [...], skipped: [...], domains: {...}, passed, total,
 /// seconds}`.
-pub fn to_json(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> serde_json::Value {
+pub fn report_json(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> serde_json::Value {
     serde_json::json!({
         "tasks": results,
         "skipped": skipped,
@@ -84,7 +86,7 @@ pub fn skip_line(s: &Skipped) -> String {
 }
 
 /// The text report: every task line and skipped task, then the domain table and the total.
-pub fn to_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> String {
+pub fn report_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> String {
     let mut out: Vec<String> = results.iter().map(task_line).collect();
     out.extend(skipped.iter().map(skip_line));
     out.push(String::new());
@@ -106,5 +108,69 @@ pub fn to_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> String
     if !skipped.is_empty() {
         out.push(format!("{} OSWorld tasks skipped", skipped.len()));
     }
+    out.join("\n")
+}
+
+/// The list of tasks, one line each, then (with `osworld`) the skipped ones, and the counts.
+pub fn list_text(tasks: &[Task], skipped: &[Skipped], osworld: bool) -> String {
+    let mut out: Vec<String> = tasks
+        .iter()
+        .map(|t| {
+            let mark = if t.infeasible { " (infeasible)" } else { "" };
+            format!(
+                "{:<38} {}{mark}",
+                format!("{}/{}", t.domain, t.id),
+                t.instruction
+            )
+        })
+        .collect();
+    let domains: std::collections::BTreeSet<&str> =
+        tasks.iter().map(|t| t.domain.as_str()).collect();
+    out.extend(skipped.iter().map(skip_line));
+    out.push(format!(
+        "{} tasks in {} domains",
+        tasks.len(),
+        domains.len()
+    ));
+    if osworld {
+        out.push(format!("{} OSWorld tasks skipped", skipped.len()));
+    }
+    out.join("\n")
+}
+
+/// The tasks as JSON: their records, or with `osworld` `{tasks, skipped}`.
+pub fn list_json(tasks: &[Task], skipped: &[Skipped], osworld: bool) -> serde_json::Value {
+    if osworld {
+        serde_json::json!({"tasks": tasks, "skipped": skipped})
+    } else {
+        serde_json::json!(tasks)
+    }
+}
+
+/// One task: where it is, its instruction, setup, evaluator and solution.
+pub fn show_text(t: &Task) -> String {
+    let mut out = vec![
+        format!("{}/{}  ({})", t.domain, t.id, t.path.display()),
+        format!("instruction: {}", t.instruction),
+    ];
+    if t.infeasible {
+        out.push("infeasible: the agent must refuse".into());
+    }
+    for s in &t.setup {
+        out.push(format!(
+            "setup: {}",
+            serde_json::to_string(s).unwrap_or_default()
+        ));
+    }
+    if let Some(e) = &t.evaluator {
+        out.push(format!(
+            "evaluator: {}",
+            serde_json::to_string(e).unwrap_or_default()
+        ));
+    }
+    out.push(match t.solution() {
+        Some(p) => format!("solution: {}", p.display()),
+        None => "solution: none".into(),
+    });
     out.join("\n")
 }

@@ -31,6 +31,8 @@ pub struct Prepared {
     pub home: PathBuf,
     /// The suite's directory (`tasks/`).
     pub tasks_dir: PathBuf,
+    /// The `uidriver` binary that agents and the runner start (the binary passes itself).
+    pub uidriver: PathBuf,
     /// The local server, when the task started one.
     pub server: Option<LocalServer>,
 }
@@ -59,9 +61,9 @@ impl Prepared {
         }
     }
 
-    /// A `sh -c` command inside the sandbox: its env (display, buses, private home), this
-    /// build's `uidriver` first on PATH, the suite's helpers on PYTHONPATH, and the sandbox's
-    /// marker so that `stop` also ends whatever the command leaves behind.
+    /// A `sh -c` command inside the sandbox: its env (display, buses, private home), the
+    /// directory of [`Prepared::uidriver`] first on PATH, the suite's helpers on PYTHONPATH, and
+    /// the sandbox's marker so that `stop` also ends whatever the command leaves behind.
     pub fn shell(&self, line: &str) -> Command {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg(line).current_dir(&self.home);
@@ -76,11 +78,8 @@ impl Prepared {
         for (k, v) in self.sb.env() {
             cmd.env(k, v);
         }
-        let exe_dir = std::env::current_exe()
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf));
         let path = std::env::var("PATH").unwrap_or_default();
-        if let Some(d) = exe_dir {
+        if let Some(d) = self.uidriver.parent() {
             cmd.env("PATH", format!("{}:{path}", d.display()));
         }
         cmd.env(GSETTINGS.0, GSETTINGS.1)
@@ -95,8 +94,13 @@ impl Prepared {
 }
 
 /// Runs every setup step of `task` in `sb`; the sandbox comes back prepared as far as it got,
-/// with the step that failed, if one did.
-pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> (Prepared, Result<(), String>) {
+/// with the step that failed, if one did. `uidriver` is the binary agents start.
+pub fn prepare(
+    sb: Sandbox,
+    task: &Task,
+    tasks_dir: &Path,
+    uidriver: &Path,
+) -> (Prepared, Result<(), String>) {
     let home = sb
         .env_var("HOME")
         .map(PathBuf::from)
@@ -105,6 +109,7 @@ pub fn prepare(sb: Sandbox, task: &Task, tasks_dir: &Path) -> (Prepared, Result<
         sb,
         home,
         tasks_dir: tasks_dir.to_path_buf(),
+        uidriver: uidriver.to_path_buf(),
         server: None,
     };
     for (i, step) in task.setup.iter().enumerate() {

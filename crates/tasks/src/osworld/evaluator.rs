@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::cache::Cache;
 use super::config::command_line;
 use super::local;
-use crate::tasks::task::Checker;
+use crate::task::Checker;
 
 /// The funcs that map onto a checker (with the getters `metric` accepts).
 const FUNCS: &[&str] = &[

@@ -1,0 +1,68 @@
+//! `uidriver-tasks`: an OSWorld-style suite of real tasks in real apps, each run in its own
+//! sandbox by an agent (the scripted solutions by default) over the public MCP tools, and judged
+//! by the state it leaves behind. docs/TASKS.md describes the format. The command line
+//! (`uidriver tasks list|show|run`) is the binary's; agents reach the tools through the
+//! `uidriver` binary named in [`RunOptions::uidriver`], so this crate imports only the sandbox.
+//!
+//! Layout: `task.rs` (the file format), `osworld/` (OSWorld's task files read as tasks),
+//! `setup.rs` (preparing a sandbox, running commands in it), `server.rs` (the local web
+//! server), `checkers.rs` (evaluators), `runner.rs` (one task end to end, parallel jobs),
+//! `report.rs` (what the command prints: listings, one task, the report of a run).
+
+mod checkers;
+mod osworld;
+mod report;
+mod runner;
+mod server;
+mod setup;
+mod task;
+
+use std::path::PathBuf;
+
+pub use osworld::Skipped;
+pub use report::{list_json, list_text, report_json, report_text, show_text, skip_line, task_line};
+pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
+pub use task::{Checker, SetupStep, Task};
+
+/// Which tasks to take: the suite's, or OSWorld's with `osworld`, narrowed by `only`, `domain`
+/// and `quick` (the command's `--only`, `--domain` and `--quick`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The suite's directory ([`find_tasks_dir`]).
+    pub dir: PathBuf,
+    /// OSWorld's tree, read instead of the suite.
+    pub osworld: Option<PathBuf>,
+    /// Where OSWorld's downloads are looked up (none: every download is missing).
+    pub osworld_cache: Option<PathBuf>,
+    /// Comma-separated ids, domains or substrings of `domain/id`.
+    pub only: Option<String>,
+    /// Only this domain.
+    pub domain: Option<String>,
+    /// Only the quick subset (one task per domain).
+    pub quick: bool,
+}
+
+/// The selected tasks, and the selected OSWorld tasks that cannot run here (empty for the
+/// suite); an error names the file or directory that could not be read.
+pub fn select(s: &Selection) -> Result<(Vec<Task>, Vec<Skipped>), String> {
+    let (all, skipped) = match &s.osworld {
+        Some(ow) => osworld::load_dir(ow, &osworld::Cache::new(s.osworld_cache.as_deref()))?,
+        None => (task::load_all(&s.dir)?, Vec::new()),
+    };
+    let wanted = |domain: &str, id: &str| {
+        s.only
+            .as_deref()
+            .is_none_or(|p| task::selects(p, domain, id))
+            && s.domain.as_deref().is_none_or(|d| domain == d)
+    };
+    let selected = all
+        .into_iter()
+        .filter(|t| wanted(&t.domain, &t.id))
+        .filter(|t| !s.quick || t.quick)
+        .collect();
+    let skipped = skipped
+        .into_iter()
+        .filter(|s| wanted(&s.domain, &s.id))
+        .collect();
+    Ok((selected, skipped))
+}
