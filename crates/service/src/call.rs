@@ -20,7 +20,6 @@ use uidriver_core::{Error, ErrorCode};
 
 use crate::files::FileAccess;
 use crate::result::ToolResult;
-use crate::tools::TOOLS;
 
 /// How often a running call reports: under a second, so jitter never stretches a gap past one.
 pub const PERIOD: Duration = Duration::from_millis(750);
@@ -103,16 +102,14 @@ impl CallContext {
     }
 
     /// Runs `work` (the call of `tool`) with this context in force: reports progress every
-    /// [`PERIOD`], and answers `cancelled` at once when a call that only reads is cancelled.
+    /// [`PERIOD`], and answers `cancelled` at once when a call that only `reads` (the
+    /// registry's read-only hint, which the caller looks up) is cancelled.
     pub(crate) async fn run(
         &self,
         tool: &str,
+        reads: bool,
         work: impl std::future::Future<Output = ToolResult>,
     ) -> ToolResult {
-        let reads = TOOLS
-            .iter()
-            .find(|t| t.name == tool)
-            .is_some_and(|t| t.hints.read_only);
         self.set_doing(format!("{tool}: starting"));
         let start = Instant::now();
         let work = CALL.scope(self.clone(), work);
@@ -193,7 +190,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(3)).await;
             ToolResult::ok("done".into(), &serde_json::json!({}))
         };
-        let r = ctx.run("wait_for", work).await;
+        let r = ctx.run("wait_for", true, work).await;
         assert!(!r.is_error);
         let got = got.lock().unwrap();
         // 3 s at one report per 0.75 s: the first at once, then 4 more.
@@ -219,13 +216,13 @@ mod tests {
             ToolResult::ok("finished".into(), &serde_json::json!({}))
         };
         let start = tokio::time::Instant::now();
-        let r = ctx.run("wait_for", slow()).await;
+        let r = ctx.run("wait_for", true, slow()).await;
         assert!(start.elapsed() < Duration::from_secs(1));
         assert!(r.is_error);
         assert_eq!(r.structured["error"]["code"], "cancelled");
         assert_eq!(r.structured["error"]["delivery"], "not_delivered");
         // An acting tool is not dropped mid-delivery: it sees the cancellation itself.
-        let r = ctx.run("desktop_input", slow()).await;
+        let r = ctx.run("desktop_input", false, slow()).await;
         assert_eq!(r.text, "finished");
         let seen = CALL.scope(ctx.clone(), async { cancellation().is_cancelled() });
         assert!(seen.await);

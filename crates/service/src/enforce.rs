@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use uidriver_core::{Delivery, Error, RootInfo, RootRef, StateId};
 
-use crate::files::{self, FileAccess};
+use crate::files::{self, FileAccess, FileRule};
 use crate::{secrets, Policy, Service, ToolResult};
 
 /// The policies in force for one call.
@@ -45,11 +45,6 @@ impl Policies {
 
     fn each(&self, f: impl Fn(&Policy) -> Result<(), Error>) -> Result<(), Error> {
         self.0.iter().try_for_each(|p| f(p))
-    }
-
-    /// Whether a file (resolved) lies under every policy's `[files] roots` that names some.
-    pub(crate) fn check_file(&self, field: &str, resolved: &std::path::Path) -> Result<(), Error> {
-        self.each(|p| p.check_file(field, resolved))
     }
 
     /// Whether a root may be reached under every policy.
@@ -135,6 +130,13 @@ impl Policies {
         }
         let all: Vec<String> = self.0.iter().flat_map(|p| p.secrets()).cloned().collect();
         secrets::redact_values(r, &all);
+    }
+}
+
+impl FileRule for Policies {
+    /// Whether a file (resolved) lies under every policy's `[files] roots` that names some.
+    fn check_file(&self, field: &str, resolved: &std::path::Path) -> Result<(), Error> {
+        self.each(|p| p.check_file(field, resolved))
     }
 }
 

@@ -23,8 +23,6 @@ use serde_json::Value;
 use uidriver_core::outline::quote;
 use uidriver_core::{Error, ErrorCode, RootKind};
 
-use crate::enforce::Policies;
-
 /// The directories a call's files must lie under, and where that rule came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,30 +64,6 @@ impl FileAccess {
             source: source.into(),
             unrestricted: true,
         }
-    }
-
-    /// The roots of a caller with `policy`: unrestricted when `lifted` (the command's
-    /// `--allow-unrestricted-file-access`) or the policy says `[files] unrestricted = true`,
-    /// else the policy's `[files] roots`, else the working directory of `who`.
-    pub fn for_caller(policy: Option<&crate::Policy>, lifted: bool, who: &str) -> Self {
-        if lifted {
-            return FileAccess::unrestricted("--allow-unrestricted-file-access");
-        }
-        if let Some(p) = policy {
-            if p.files_unrestricted() {
-                return FileAccess::unrestricted(format!(
-                    "[files] unrestricted = true (policy {})",
-                    p.source
-                ));
-            }
-            if let Some(roots) = p.file_roots() {
-                return FileAccess::within(
-                    roots.iter().map(PathBuf::from),
-                    format!("[files] roots (policy {})", p.source),
-                );
-            }
-        }
-        FileAccess::working_dir(who)
     }
 
     /// Whether `resolved` (a path from [`resolve`]) lies under a root.
@@ -240,6 +214,14 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// A further rule every checked file must pass besides the caller's roots: the `[files] roots`
+/// of the policies in force (`enforce.rs`), which only narrow. Passed in, so this file knows
+/// nothing of policies.
+pub(crate) trait FileRule {
+    /// Whether `resolved` (from [`resolve`]), named as `field`, may be used.
+    fn check_file(&self, field: &str, resolved: &Path) -> Result<(), Error>;
+}
+
 /// One path or URL a call names, where in its arguments it is.
 enum Named {
     /// A file or folder path: its JSON pointer and its field name as errors show it.
@@ -279,12 +261,12 @@ fn named(tool: &str, args: &Value) -> Vec<Named> {
     }
 }
 
-/// Checks every path and `file:` URL of a call against `access` and the policies' own
-/// `[files] roots`, and puts each checked path back resolved. Relative paths are left to the
+/// Checks every path and `file:` URL of a call against `access` and `policies` (their own
+/// `[files] roots`), and puts each checked path back resolved. Relative paths are left to the
 /// tool, which refuses them (the daemon's directory is not the caller's).
 pub(crate) fn check_call(
     access: &FileAccess,
-    policies: &Policies,
+    policies: &impl FileRule,
     tool: &str,
     args: &mut Value,
 ) -> Result<(), Error> {
@@ -318,7 +300,7 @@ pub(crate) fn check_call(
 /// Whether a `file:` URL may be loaded (other schemes are not this rule's).
 fn check_url(
     access: &FileAccess,
-    policies: &Policies,
+    policies: &impl FileRule,
     field: &str,
     url: &str,
 ) -> Result<(), Error> {
@@ -342,7 +324,7 @@ fn check_url(
 /// Why a page at `url` may not be shown to this caller: a `file:` page outside the roots.
 pub(crate) fn page_denial(
     access: &FileAccess,
-    policies: &Policies,
+    policies: &impl FileRule,
     kind: RootKind,
     url: Option<&str>,
 ) -> Option<Error> {
@@ -355,6 +337,7 @@ pub(crate) fn page_denial(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::enforce::Policies;
 
     fn access(dir: &Path) -> FileAccess {
         FileAccess::within([dir.to_path_buf()], "test roots")

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use uidriver_core::{Deadline, Error, ErrorCode, RootInfo, RootKind, RootRef};
+use uidriver_core::{Deadline, Error, ErrorCode, RootInfo, RootKind, RootRef, StateId};
 
 use crate::Service;
 
@@ -162,6 +162,35 @@ impl Service {
     /// What is known about a root; re-lists when the registry has never seen it.
     pub(crate) fn root_info(&self, r: RootRef) -> Result<RootInfo, Error> {
         self.roots.get(r)
+    }
+
+    /// The browser page a call names by `root` or by a `state` of it (both: they must agree);
+    /// `invalid_args` when it names none or a root that is not a page.
+    pub(crate) fn page_root(
+        &self,
+        root: Option<RootRef>,
+        state: Option<StateId>,
+    ) -> Result<(RootRef, RootInfo), Error> {
+        let r = match (root, state) {
+            (Some(r), None) => r,
+            (None, Some(s)) => self.store.get(s)?.root,
+            (Some(r), Some(s)) => {
+                let st = self.store.get(s)?;
+                if st.root != r {
+                    return Err(Error::invalid(
+                        "root",
+                        format!("{r} is not the root of {s}"),
+                    ));
+                }
+                r
+            }
+            (None, None) => return Err(Error::invalid("root", "give root or stateId")),
+        };
+        let info = self.root_info(r)?;
+        if info.kind != RootKind::BrowserPage {
+            return Err(Error::invalid("root", format!("{r} is not a browser page")));
+        }
+        Ok((r, info))
     }
 
     /// Re-lists roots of the backend owning `info` and returns its current description, or

@@ -1,6 +1,8 @@
 //! One look at one root, stored as a new state: the backend's snapshot, refs carried over from
 //! the root's previous state, and (in visual or fused mode) an image with OCR text fused in.
-//! Callers hold the root's lane; this file never takes one.
+//! Callers of [`Service::look`] hold the root's lane; the successors of a stored state (its
+//! pixels read: `ocr_successor`; a region read again: `read_region`) take it themselves, and
+//! only while no write happened since that state.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,8 +10,8 @@ use std::time::Instant;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::{
-    Backend, Deadline, Error, Evidence, NewState, Node, ObserveRequest, Role, RootInfo, RootRef,
-    Snapshot, State,
+    Backend, Deadline, Error, Evidence, ImageInfo, NewState, Node, ObserveRequest, OcrText, Role,
+    RootInfo, RootRef, Snapshot, State,
 };
 
 use crate::Service;
@@ -145,11 +147,67 @@ impl Service {
             deadline,
         )
         .await?;
+        Ok(self.store_successor(state, guard.epoch(), snapshot, image, ocr))
+    }
+
+    /// A successor of `state` with the subtree of `at` read again and grafted in (`expand_ui`,
+    /// `search_ui`), taken under the lane and only when no write happened since `state`;
+    /// `seek`: text the caller looks for, which a backend may reach beyond what it would read.
+    pub(crate) async fn read_region(
+        &self,
+        state: &Arc<State>,
+        at: usize,
+        seek: Option<&str>,
+    ) -> Result<Arc<State>, Error> {
+        let started = Instant::now();
+        let backend = self.backend_named(&state.root_info.backend)?.clone();
+        let deadline = Deadline::after(self.config.observe_timeout);
+        let guard = self.lanes.enter(&state.root_info.resource).await;
+        guard.check(state.epoch)?;
+        let req = ObserveRequest {
+            max_nodes: uidriver_core::backend::NODE_GUARD,
+            max_children: 5_000,
+            // Match the rest of the state: rectangles only where the state has an image.
+            bounds: state.image.is_some(),
+            seek: seek.map(str::to_string),
+        };
+        let sub = tokio::time::timeout(
+            deadline.remaining(),
+            backend.observe_region(&state.root_info, state, at, &req, deadline),
+        )
+        .await
+        .map_err(|_| {
+            Error::new(
+                uidriver_core::ErrorCode::AppUnresponsive,
+                "reading the region timed out",
+            )
+        })??;
+        let mut snapshot = state.snapshot.graft(at, &sub).map_err(|why| {
+            Error::internal(format!(
+                "the {} backend returned a malformed region ({why})",
+                state.root_info.backend
+            ))
+        })?;
+        crate::secrets::redact(&mut snapshot);
+        snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        Ok(self.store_successor(state, guard.epoch(), snapshot, None, vec![]))
+    }
+
+    /// Stores `snapshot` (with the image and OCR text read, if any), observed at `epoch`, as a
+    /// successor of `state`: its refs carried over.
+    fn store_successor(
+        &self,
+        state: &Arc<State>,
+        epoch: u64,
+        snapshot: Snapshot,
+        image: Option<ImageInfo>,
+        ocr: Vec<OcrText>,
+    ) -> Arc<State> {
         let next = State::build(NewState {
             id: self.store.allocate(),
             root: state.root,
             root_info: state.root_info.clone(),
-            epoch: guard.epoch(),
+            epoch,
             snapshot,
             image,
             ocr,
@@ -158,7 +216,7 @@ impl Service {
         });
         let next = self.store.insert(next);
         self.persist_ids();
-        Ok(next)
+        next
     }
 }
 

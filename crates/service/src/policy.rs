@@ -30,12 +30,14 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use uidriver_core::{Error, ErrorCode, RootInfo, RootKind};
 
+use crate::files::{resolve, FileAccess};
 use crate::origin::{parse_pattern, pattern_matches, Origin};
+use crate::tool_names::TOOL_NAMES;
 
 /// A loaded policy: its rules, where they came from (every denial names the file), and the
 /// secret values it resolved. It travels to the daemon as JSON with each call.
@@ -357,7 +359,7 @@ impl Policy {
         };
         let inside = roots
             .iter()
-            .any(|r| resolved.starts_with(crate::files::resolve(Path::new(r))));
+            .any(|r| resolved.starts_with(resolve(Path::new(r))));
         if inside {
             return Ok(());
         }
@@ -376,9 +378,9 @@ impl Policy {
     pub fn summary(&self) -> String {
         let r = &self.rules;
         let mut s = format!("policy {}: valid\n", self.source);
-        let (tools, denied): (Vec<&str>, Vec<&str>) = crate::TOOLS
+        let (tools, denied): (Vec<&str>, Vec<&str>) = TOOL_NAMES
             .iter()
-            .map(|t| t.name)
+            .copied()
             .partition(|t| self.tool_allowed(t));
         let _ = writeln!(s, "tools allowed: {}", list_or(&tools, "none"));
         let _ = writeln!(s, "tools denied: {}", list_or(&denied, "none"));
@@ -462,6 +464,33 @@ impl Policy {
     }
 }
 
+/// The file roots a policy gives its caller (`files.rs` holds the rule and knows no policy).
+impl FileAccess {
+    /// The roots of a caller with `policy`: unrestricted when `lifted` (the command's
+    /// `--allow-unrestricted-file-access`) or the policy says `[files] unrestricted = true`,
+    /// else the policy's `[files] roots`, else the working directory of `who`.
+    pub fn for_caller(policy: Option<&Policy>, lifted: bool, who: &str) -> Self {
+        if lifted {
+            return FileAccess::unrestricted("--allow-unrestricted-file-access");
+        }
+        if let Some(p) = policy {
+            if p.files_unrestricted() {
+                return FileAccess::unrestricted(format!(
+                    "[files] unrestricted = true (policy {})",
+                    p.source
+                ));
+            }
+            if let Some(roots) = p.file_roots() {
+                return FileAccess::within(
+                    roots.iter().map(PathBuf::from),
+                    format!("[files] roots (policy {})", p.source),
+                );
+            }
+        }
+        FileAccess::working_dir(who)
+    }
+}
+
 /// A parser message with its quoted values elided (`invalid type: string "…"`): the value
 /// may be a secret. Keys are quoted with backticks and stay.
 fn unquote(message: &str) -> String {
@@ -521,13 +550,12 @@ fn lists_line_b(b: &Browser) -> String {
 
 /// Checks what serde cannot: tool names exist, origins are origins, names are not empty.
 fn validate(r: &Rules) -> Result<(), String> {
-    let known: Vec<&str> = crate::TOOLS.iter().map(|t| t.name).collect();
     let tools = r.tools.allow.iter().flatten().map(|t| ("allow", t));
     for (key, t) in tools.chain(r.tools.deny.iter().map(|t| ("deny", t))) {
-        if !known.contains(&t.as_str()) {
+        if !TOOL_NAMES.contains(&t.as_str()) {
             return Err(format!(
                 "[tools] {key}: unknown tool {t:?}; tools are {}",
-                known.join(", ")
+                TOOL_NAMES.join(", ")
             ));
         }
     }

@@ -1,13 +1,17 @@
-//! Shared pieces of result rendering: a root as a line and as JSON, a node as JSON, the header
-//! of a state. Tool files compose these; the outline and diff text come from core.
+//! Shared pieces of result rendering: a root as a line and as JSON, roots that opened and
+//! closed, a node as JSON, the header of a state and its full view, a download as a line. Tool
+//! files compose these and never each other; the outline and diff text come from core.
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use uidriver_core::outline::quote;
+use uidriver_core::outline::{quote, render_outline, OutlineOptions};
 use uidriver_core::{
-    Bounds, CapSet, ElementRef, Evidence, Node, NumericValue, Role, RootInfo, RootKind, RootRef,
-    State, StateId, StateSet, Timings, Truncation,
+    Bounds, CapSet, Download, DownloadState, ElementRef, Evidence, Node, NumericValue, Role,
+    RootInfo, RootKind, RootRef, State, StateId, StateSet, Timings, Truncation,
 };
+
+use crate::forest::Listed;
+use crate::result::ToolResult;
 
 /// The line every observation starts with, telling the model quoted text is data.
 pub const DATA_NOTE: &str =
@@ -98,6 +102,50 @@ pub fn root_out(r: RootRef, info: &RootInfo, same_as: Option<RootRef>) -> RootOu
         url: info.url.clone(),
         window_id: info.window_id.map(|w| format!("{w:#x}")),
         same_as,
+    }
+}
+
+/// Roots of the app that opened or closed during the call (`act_ui`, `close_root`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RootChanges {
+    /// New roots.
+    pub opened: Vec<RootOut>,
+    /// Roots gone.
+    pub closed: Vec<RootOut>,
+}
+
+impl RootChanges {
+    /// The structured form of opened and gone roots.
+    pub(crate) fn of(opened: &[&Listed], gone: &[&Listed]) -> Self {
+        let out = |ls: &[&Listed]| {
+            ls.iter()
+                .map(|l| root_out(l.r, &l.info, l.same_as))
+                .collect()
+        };
+        RootChanges {
+            opened: out(opened),
+            closed: out(gone),
+        }
+    }
+}
+
+/// `+ root …` for each opened root, `- root …` for each gone one but `except`.
+pub(crate) fn change_lines(
+    opened: &[&Listed],
+    gone: &[&Listed],
+    except: RootRef,
+    text: &mut String,
+) {
+    for l in opened {
+        let front = if l.info.modal {
+            " · a modal surface is now in front"
+        } else {
+            ""
+        };
+        text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
+    }
+    for l in gone.iter().filter(|l| l.r != except) {
+        text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
     }
 }
 
@@ -288,4 +336,61 @@ pub fn state_out(state: &State) -> StateOut {
             maybe_occluded: img.maybe_occluded,
         }),
     }
+}
+
+/// The structured result of a full view of a state (`observe_ui`, `navigate_browser`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewOut {
+    /// The state.
+    #[serde(flatten)]
+    pub state: StateOut,
+    /// Node lines in the outline text.
+    pub outline_lines: usize,
+}
+
+/// The full folded view of a state: header, data note, outline (at most `max_lines` node
+/// lines, kept within 10 to 2000), notes; image attached.
+pub(crate) fn full_view(state: &State, max_lines: usize) -> ToolResult {
+    let opts = OutlineOptions {
+        max_lines: max_lines.clamp(10, 2000),
+        ..OutlineOptions::default()
+    };
+    let outline = render_outline(state, 0, &opts);
+    let mut text = format!("{}\n{DATA_NOTE}\n{}", state_header(state), outline.text);
+    for n in &state.snapshot.notes {
+        text.push_str(&format!("note: {n}\n"));
+    }
+    if outline.folded > 0 {
+        text.push_str(&format!(
+            "({} folded lines: search_ui or expand_ui on {} reach everything)\n",
+            outline.folded, state.id
+        ));
+    }
+    let structured = ViewOut {
+        state: state_out(state),
+        outline_lines: outline.lines,
+    };
+    let mut r = ToolResult::ok(text, &structured);
+    if let Some(img) = &state.image {
+        r = r.with_image(&img.png);
+    }
+    r
+}
+
+/// One line for a download: where it is saved, how far it got, its size and type.
+pub(crate) fn download_line(d: &Download) -> String {
+    let mut s = format!(
+        "download {} {} {} bytes",
+        quote(&d.path, 300),
+        d.state,
+        d.bytes
+    );
+    if let Some(m) = &d.mime {
+        s.push_str(&format!(" {}", quote(m, 100)));
+    }
+    if d.state == DownloadState::Running {
+        s.push_str(" (wait_for {download: true} waits for it)");
+    }
+    s
 }

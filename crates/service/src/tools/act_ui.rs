@@ -1,12 +1,20 @@
 //! `act_ui`: steps from one state, under the root's lane, with honest evidence.
 //!
-//! Order of work: validate every step and ref (nothing sent yet) → take the lane → reject a
-//! state older than the resource's epoch → note the roots of the app → check the postcondition
-//! before delivery → let the backend run the steps (core's runner stops at the first that did
-//! not work; typing whose effect could not be read goes on) → bump the epoch if anything may
-//! have been delivered → wait for the postcondition (also after an `unknown` step) or settle →
-//! observe the successor → compare roots → render steps, expect verdict, root changes and the
-//! diff (or the full view when a diff would mislead).
+//! [`run`] reads as its phases, over an [`ActCall`] (what was asked, resolved) and an
+//! [`ActReport`] (what happened), which [`render`] reads:
+//! 1. `resolve`: every step, the postcondition and the deadline checked; the base state found,
+//!    every ref resolved in it, coordinates only with an image; nothing sent yet.
+//! 2. `enter_lane`: the root's lane taken; a state older than the resource's epoch refused;
+//!    coordinates need the window where the image saw it (frame lease).
+//! 3. `before`: the roots of the app noted, its browser's last download, and whether the
+//!    postcondition already held (preexisting).
+//! 4. `deliver`: the backend runs the steps under the call's cancellation (core's runner stops
+//!    at the first that did not work; typing whose effect could not be read goes on); the
+//!    epoch is bumped if anything may have been delivered.
+//! 5. `after`: the postcondition watched (also after an `unknown` step) or a brief settle, the
+//!    successor observed, the roots compared; the lane left; the downloads the steps started.
+//! 6. `render`: steps, downloads, expect verdict, root changes and the diff (or the full view
+//!    when a diff would mislead).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,14 +25,14 @@ use uidriver_core::action::validate_steps;
 use uidriver_core::diff::{diff, full_view_reason, render_diff};
 use uidriver_core::watch::{watch, End, Sighting, Watcher};
 use uidriver_core::{
-    ActRequest, Deadline, Delivery, Error, ErrorCode, Expect, ExpectVerdict, Outcome, RawStep,
-    RootInfo, RootKind, RootRef, State, StateId, Step, StepReport,
+    ActRequest, Backend, Deadline, Delivery, Download, Error, ErrorCode, Expect, ExpectVerdict,
+    LaneGuard, Outcome, RawStep, RootInfo, RootKind, RootRef, State, StateId, Step, StepReport,
 };
 
 use crate::forest::{root_changes, Listed};
 use crate::look::{LookSpec, Mode};
-use crate::render::{root_line, root_out, state_out, RootOut, StateOut};
-use crate::tools::observe_ui::full_view;
+use crate::render::{change_lines, download_line, full_view, state_out, RootChanges, StateOut};
+use crate::result::{error_text, ImageContent};
 use crate::{Service, ToolResult};
 
 /// Arguments of `act_ui`.
@@ -86,7 +94,7 @@ pub struct Output {
     pub diff: Option<DiffCounts>,
     /// Downloads the steps started (browser pages).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub downloads: Vec<uidriver_core::Download>,
+    pub downloads: Vec<Download>,
     /// The error of the step (or postcondition) that did not work.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Error>,
@@ -99,15 +107,6 @@ pub struct ExpectOut {
     pub verdict: ExpectVerdict,
     /// The condition, described.
     pub condition: Option<String>,
-}
-
-/// Roots of the app that opened or closed during the call.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RootChanges {
-    /// New roots.
-    pub opened: Vec<RootOut>,
-    /// Roots gone.
-    pub closed: Vec<RootOut>,
 }
 
 /// The acted-on root closed (`target_closed`).
@@ -149,112 +148,236 @@ pub(crate) fn check(a: &Args) -> Result<(Vec<Step>, Option<Duration>), Error> {
     Ok((steps, timeout))
 }
 
+/// One `act_ui` call, phase by phase (see the module doc).
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
-    let (steps, timeout) = check(&a)?;
-    let timeout = timeout.unwrap_or(svc.config.act_timeout);
-    let base = svc.store.get(a.state_id)?;
-    check_refs(&a, &steps, &base)?;
-    let backend = svc.backend_named(&base.root_info.backend)?.clone();
-    let deadline = Deadline::after(timeout);
-    let info = base.root_info.clone();
-    let guard = svc.lanes.enter(&info.resource).await;
-    guard.check(base.epoch)?;
-    frame_lease(svc, &base, &steps, deadline).await?;
-    let before = svc.app_roots(&info, deadline).await;
-    let downloads_before = last_download(svc, &info, deadline).await;
-    let preexisting = a.expect.as_ref().map(|e| e.holds(&base));
-    crate::call::doing(format!("act_ui: {} steps in {}", steps.len(), info.app));
-    // Under the call's cancellation: the runner refuses every step after it (the safe point).
-    let act = backend.act(
-        ActRequest {
-            root: &info,
-            state: &base,
-            steps: &steps,
-            headless: a.headless,
-            input: &svc.input,
-            expect_follows: a.expect.is_some(),
-        },
-        deadline,
-    );
-    let reports = uidriver_core::cancellable(crate::call::cancellation(), act).await?;
-    crate::call::doing(format!("act_ui: observing {} after the steps", info.app));
-    let delivered = reports
-        .iter()
-        .any(|r| r.delivery.delivered != Delivery::NotDelivered);
-    let epoch = if delivered {
-        guard.bump()
-    } else {
-        guard.epoch()
-    };
-    let span = tracing::Span::current();
-    span.record("resource", tracing::field::debug(&info.resource));
-    span.record("epoch", epoch);
-    let all_worked =
-        reports.len() == steps.len() && reports.iter().all(|r| r.outcome == Outcome::Worked);
-    // `expect` is checked after the last step that ran, an `unknown` one included (typing
-    // into a terminal is read back only through its effect); not when a step did not work.
-    let check_expect =
-        all_worked || (delivered && !reports.iter().any(|r| r.outcome == Outcome::Didnt));
+    let call = ActCall::resolve(svc, a)?;
+    let lane = call.enter_lane(svc).await?;
+    let before = call.before(svc).await;
+    let sent = call.deliver(svc, &lane).await?;
+    let report = call.after(svc, lane, before, sent).await?;
+    Ok(render(svc, &call, &report))
+}
 
-    let after = successor(
-        svc,
-        Look {
-            a: &a,
-            base: &base,
-            info: &info,
-            backend: &*backend,
-            epoch,
-            delivered,
-            all_worked,
-            check_expect,
-            preexisting,
-        },
-        deadline,
-    )
-    .await?;
-    drop(guard);
-    // The backend waited (briefly) for downloads the steps started; they are reported as
-    // they are now, running ones too.
-    let downloads = match (downloads_before, svc.browser()) {
-        (Some(n), Ok(bc)) => bc
-            .downloads(&info, deadline.cap(Duration::from_secs(2)))
-            .await
-            .map(|l| l.into_iter().filter(|d| d.seq > n).collect())
-            .unwrap_or_default(),
-        _ => vec![],
-    };
-    let mut result = render(
-        svc,
-        &a,
-        &base,
-        &reports,
-        steps.len(),
-        after.state.as_deref(),
-        after.closed,
-        after.verdict,
-        &before,
-        &after.roots,
-    );
-    if !downloads.is_empty() {
-        let lines: Vec<String> = downloads
-            .iter()
-            .map(crate::tools::wait_for::download_line)
-            .collect();
-        // After the verdict line and the step lines.
-        let at = result
-            .text
-            .match_indices('\n')
-            .nth(reports.len())
-            .map(|(i, _)| i + 1)
-            .unwrap_or(result.text.len());
-        let mut text = result.text[..at].to_string();
-        text.push_str(&lines.join("\n"));
-        text.push('\n');
-        text.push_str(&result.text[at..]);
-        result.text = text;
-        result.structured["downloads"] = serde_json::to_value(&downloads).unwrap_or_default();
+/// What was asked, resolved against its base state: the steps validated, every ref resolved,
+/// the backend found. Nothing has been sent yet.
+struct ActCall {
+    /// The steps, in order.
+    steps: Vec<Step>,
+    /// The postcondition to wait for after the steps.
+    expect: Option<Expect>,
+    /// No pointer, key or focus input.
+    headless: bool,
+    /// The state the steps come from.
+    base: Arc<State>,
+    /// Its root, as the base state saw it.
+    info: RootInfo,
+    /// The backend owning the root.
+    backend: Arc<dyn Backend>,
+    /// The whole call's: steps, postcondition and successor.
+    deadline: Deadline,
+}
+
+/// The app before delivery.
+struct Before {
+    /// Its roots, for the root changes.
+    roots: Vec<Listed>,
+    /// The `seq` of its browser's last download (see [`last_download`]).
+    last_download: Option<u64>,
+    /// Whether the postcondition already held in the base state.
+    preexisting: Option<bool>,
+}
+
+/// What delivery did.
+struct Sent {
+    /// One report per step run.
+    reports: Vec<StepReport>,
+    /// Whether anything may have reached the app.
+    delivered: bool,
+    /// The resource's epoch after the steps (bumped when anything may have been delivered).
+    epoch: u64,
+}
+
+/// The successor look and its root listing, or the root's closing, and the `expect` verdict.
+struct Seen {
+    state: Option<Arc<State>>,
+    /// The acted-on root closed.
+    closed: bool,
+    verdict: Option<ExpectVerdict>,
+    /// The app's roots as the last look listed them.
+    roots: Vec<Listed>,
+}
+
+/// What happened, as [`render`] reads it: the steps' reports, the successor (or that the root
+/// closed), the postcondition's verdict, the roots that opened and closed, the downloads.
+struct ActReport {
+    /// One report per step run.
+    reports: Vec<StepReport>,
+    /// The successor state (with `closed`: the last look before the root closed).
+    successor: Option<Arc<State>>,
+    /// The acted-on root closed.
+    closed: bool,
+    /// The postcondition's verdict, when it was waited for.
+    verdict: Option<ExpectVerdict>,
+    /// Roots of the app that opened (none a policy denies).
+    opened: Vec<Listed>,
+    /// Roots of the app that closed.
+    gone: Vec<Listed>,
+    /// The opened roots that may replace a closed root (not menus or popovers).
+    successors: Vec<RootRef>,
+    /// Downloads the steps started (browser pages), as they are now, running ones too.
+    downloads: Vec<Download>,
+}
+
+impl ActCall {
+    /// Decode and resolve: every step, the postcondition and the deadline checked ([`check`]);
+    /// the base state found (`stale_state`), every ref resolved in it (`stale_ref`),
+    /// coordinates only with an image ([`check_refs`]); the root's backend found.
+    fn resolve(svc: &Service, a: Args) -> Result<Self, Error> {
+        let (steps, timeout) = check(&a)?;
+        let timeout = timeout.unwrap_or(svc.config.act_timeout);
+        let base = svc.store.get(a.state_id)?;
+        check_refs(&a, &steps, &base)?;
+        let backend = svc.backend_named(&base.root_info.backend)?.clone();
+        Ok(ActCall {
+            deadline: Deadline::after(timeout),
+            info: base.root_info.clone(),
+            steps,
+            expect: a.expect,
+            headless: a.headless,
+            base,
+            backend,
+        })
     }
-    Ok(result)
+
+    /// The root's lane, entered: a base state older than the last write to the resource is
+    /// refused (`stale_state`), and coordinates need the window where the image saw it
+    /// ([`frame_lease`]). Nothing has been sent yet.
+    async fn enter_lane(&self, svc: &Service) -> Result<LaneGuard, Error> {
+        let lane = svc.lanes.enter(&self.info.resource).await;
+        lane.check(self.base.epoch)?;
+        frame_lease(svc, &self.base, &self.steps, self.deadline).await?;
+        Ok(lane)
+    }
+
+    /// The app before delivery: its roots, its browser's last download, and whether the
+    /// postcondition holds already.
+    async fn before(&self, svc: &Service) -> Before {
+        Before {
+            roots: svc.app_roots(&self.info, self.deadline).await,
+            last_download: last_download(svc, &self.info, self.deadline).await,
+            preexisting: self.expect.as_ref().map(|e| e.holds(&self.base)),
+        }
+    }
+
+    /// The backend runs the steps (core's `run_batch`) under the call's cancellation: the
+    /// runner refuses every step after it (the safe point). The epoch is bumped when anything
+    /// may have been delivered.
+    async fn deliver(&self, svc: &Service, lane: &LaneGuard) -> Result<Sent, Error> {
+        let app = &self.info.app;
+        crate::call::doing(format!("act_ui: {} steps in {app}", self.steps.len()));
+        let act = self.backend.act(
+            ActRequest {
+                root: &self.info,
+                state: &self.base,
+                steps: &self.steps,
+                headless: self.headless,
+                input: &svc.input,
+                expect_follows: self.expect.is_some(),
+            },
+            self.deadline,
+        );
+        let reports = uidriver_core::cancellable(crate::call::cancellation(), act).await?;
+        crate::call::doing(format!("act_ui: observing {app} after the steps"));
+        let delivered = reports
+            .iter()
+            .any(|r| r.delivery.delivered != Delivery::NotDelivered);
+        let epoch = if delivered { lane.bump() } else { lane.epoch() };
+        let span = tracing::Span::current();
+        span.record("resource", tracing::field::debug(&self.info.resource));
+        span.record("epoch", epoch);
+        Ok(Sent {
+            reports,
+            delivered,
+            epoch,
+        })
+    }
+
+    /// After delivery: under the lane, the postcondition watched or a brief settle, and the
+    /// successor observed ([`successor`]); then, the lane left, the downloads the steps started
+    /// (the backend waited briefly for them). What happened, compared with `before`.
+    async fn after(
+        &self,
+        svc: &Service,
+        lane: LaneGuard,
+        before: Before,
+        sent: Sent,
+    ) -> Result<ActReport, Error> {
+        let seen = successor(svc, self, &sent, before.preexisting).await?;
+        drop(lane);
+        let downloads = downloads_since(svc, &self.info, before.last_download, self.deadline).await;
+        Ok(ActReport::new(&before.roots, sent, seen, downloads))
+    }
+}
+
+impl Sent {
+    /// Every step ran and worked.
+    fn all_worked(&self, nsteps: usize) -> bool {
+        self.reports.len() == nsteps && self.reports.iter().all(|r| r.outcome == Outcome::Worked)
+    }
+
+    /// Whether `expect` is waited for: after the last step that ran, an `unknown` one included
+    /// (typing into a terminal is read back only through its effect); not when a step did not
+    /// work.
+    fn checks_expect(&self, nsteps: usize) -> bool {
+        self.all_worked(nsteps)
+            || (self.delivered && !self.reports.iter().any(|r| r.outcome == Outcome::Didnt))
+    }
+}
+
+impl ActReport {
+    /// The report of a batch whose app listed `before` before delivery.
+    fn new(before: &[Listed], sent: Sent, seen: Seen, downloads: Vec<Download>) -> Self {
+        let (opened, gone) = root_changes(before, &seen.roots);
+        let successors = opened
+            .iter()
+            .filter(|l| !matches!(l.info.kind, RootKind::Menu | RootKind::Popover))
+            .map(|l| l.r)
+            .collect();
+        ActReport {
+            reports: sent.reports,
+            successor: seen.state,
+            closed: seen.closed,
+            verdict: seen.verdict,
+            opened: opened.into_iter().cloned().collect(),
+            gone: gone.into_iter().cloned().collect(),
+            successors,
+            downloads,
+        }
+    }
+
+    /// How the acted-on root went, when it did: `closed`, or `replaced` by new roots.
+    fn cause(&self) -> Option<&'static str> {
+        self.closed.then_some(if self.successors.is_empty() {
+            "closed"
+        } else {
+            "replaced"
+        })
+    }
+
+    /// Index of the step that ended a batch of `nsteps` without working.
+    fn stopped_at(&self, nsteps: usize) -> Option<usize> {
+        let n = self.reports.len();
+        self.reports
+            .last()
+            .filter(|r| r.outcome != Outcome::Worked)
+            .map(|r| r.index)
+            .or_else(|| (n < nsteps).then_some(n))
+    }
+
+    /// The roots that opened and closed, as the shared renderers take them.
+    fn changes(&self) -> (Vec<&Listed>, Vec<&Listed>) {
+        (self.opened.iter().collect(), self.gone.iter().collect())
+    }
 }
 
 /// The `seq` of the last download of a browser page's browser (None: not a page, or its
@@ -271,6 +394,23 @@ async fn last_download(svc: &Service, info: &RootInfo, deadline: Deadline) -> Op
     Some(list.last().map(|d| d.seq).unwrap_or(0))
 }
 
+/// The downloads of a page's browser after the one numbered `last` (see [`last_download`]), as
+/// they are now, running ones too.
+async fn downloads_since(
+    svc: &Service,
+    info: &RootInfo,
+    last: Option<u64>,
+    deadline: Deadline,
+) -> Vec<Download> {
+    match (last, svc.browser()) {
+        (Some(n), Ok(bc)) => bc
+            .downloads(info, deadline.cap(Duration::from_secs(2)))
+            .await
+            .map(|l| l.into_iter().filter(|d| d.seq > n).collect())
+            .unwrap_or_default(),
+        _ => vec![],
+    }
+}
 /// Every ref the call names is of its base state, and coordinates have an image to be of.
 fn check_refs(a: &Args, steps: &[Step], base: &State) -> Result<(), Error> {
     for (i, s) in steps.iter().enumerate() {
@@ -327,68 +467,52 @@ async fn frame_lease(
     Ok(())
 }
 
-/// What the successor look needs to know of the call.
-struct Look<'a> {
-    a: &'a Args,
-    base: &'a Arc<State>,
-    info: &'a RootInfo,
-    backend: &'a dyn uidriver_core::Backend,
-    epoch: u64,
-    delivered: bool,
-    all_worked: bool,
-    /// Whether the `expect` condition is waited for (see `run`).
-    check_expect: bool,
+/// Observes the successor: waits for the postcondition when there is one and the steps call
+/// for it ([`Sent::checks_expect`]; core's [`watch`]), otherwise settles briefly and looks once.
+async fn successor(
+    svc: &Service,
+    call: &ActCall,
+    sent: &Sent,
     preexisting: Option<bool>,
-}
-
-/// The successor look and its root listing, or the root's closing, and the `expect` verdict.
-struct After {
-    state: Option<Arc<State>>,
-    closed: Option<Error>,
-    verdict: Option<ExpectVerdict>,
-    roots: Vec<Listed>,
-}
-
-/// Observes the successor: waits for the postcondition when there is one (core's
-/// [`watch`]), otherwise settles briefly and looks once.
-async fn successor(svc: &Service, l: Look<'_>, deadline: Deadline) -> Result<After, Error> {
+) -> Result<Seen, Error> {
+    let nsteps = call.steps.len();
     // Every step `worked` means the backend already saw each effect (and let the app's burst
     // end): the successor is observed at once. Otherwise give the app a moment to show it.
-    if l.delivered && !l.all_worked {
+    if sent.delivered && !sent.all_worked(nsteps) {
         let _ = tokio::time::timeout(
             Duration::from_millis(150),
-            l.backend
-                .wait_change(l.info, deadline.cap(Duration::from_millis(150))),
+            call.backend
+                .wait_change(&call.info, call.deadline.cap(Duration::from_millis(150))),
         )
         .await;
     }
-    let (a, check_expect, preexisting) = (l.a, l.check_expect, l.preexisting);
     let mut w = Successors {
         svc,
-        l,
-        deadline,
+        call,
+        sent,
         roots: Vec::new(),
         now: None,
     };
-    let (state, closed, verdict) = match a.expect.as_ref().filter(|_| check_expect) {
+    let checked = call.expect.as_ref().filter(|_| sent.checks_expect(nsteps));
+    let (state, closed, verdict) = match checked {
         Some(e) => {
-            let out = watch(&mut w, e, deadline.cap(e.timeout()), EXPECT_RECHECK).await;
+            let out = watch(&mut w, e, call.deadline.cap(e.timeout()), EXPECT_RECHECK).await;
             match out.end {
                 End::Held(s) if preexisting == Some(true) => {
-                    (Some(s), None, Some(ExpectVerdict::Preexisting))
+                    (Some(s), false, Some(ExpectVerdict::Preexisting))
                 }
-                End::Held(s) => (Some(s), None, Some(ExpectVerdict::Verified)),
-                End::TimedOut => (out.last, None, Some(ExpectVerdict::Failed)),
-                End::Closed(e) => (out.last, Some(e), None),
+                End::Held(s) => (Some(s), false, Some(ExpectVerdict::Verified)),
+                End::TimedOut => (out.last, false, Some(ExpectVerdict::Failed)),
+                End::Closed(_) => (out.last, true, None),
                 End::Failed(e) => return Err(e),
             }
         }
         None => match w.look(None).await? {
-            Sighting::Seen(s) => (Some(s), None, None),
-            Sighting::Closed(e) => (None, Some(e), None),
+            Sighting::Seen(s) => (Some(s), false, None),
+            Sighting::Closed(_) => (None, true, None),
         },
     };
-    Ok(After {
+    Ok(Seen {
         state,
         closed,
         verdict,
@@ -403,8 +527,8 @@ const EXPECT_RECHECK: Duration = Duration::from_millis(500);
 /// (kept: one listing per look serves both the root and the root changes) and observes it.
 struct Successors<'a> {
     svc: &'a Service,
-    l: Look<'a>,
-    deadline: Deadline,
+    call: &'a ActCall,
+    sent: &'a Sent,
     roots: Vec<Listed>,
     /// The root as the last listing had it.
     now: Option<RootInfo>,
@@ -413,8 +537,8 @@ struct Successors<'a> {
 #[async_trait::async_trait]
 impl Watcher for Successors<'_> {
     async fn look(&mut self, last: Option<&Arc<State>>) -> Result<Sighting, Error> {
-        let (l, deadline) = (&self.l, self.deadline);
-        let info = l.info;
+        let (call, deadline) = (self.call, self.call.deadline);
+        let info = &call.info;
         self.roots = self.svc.app_roots(info, deadline).await;
         let Some(now) = self
             .roots
@@ -426,19 +550,19 @@ impl Watcher for Successors<'_> {
                 ErrorCode::TargetClosed,
                 format!(
                     "{} ({} {:?}) closed",
-                    l.base.root,
+                    call.base.root,
                     info.kind.as_str(),
                     info.title
                 ),
             );
             return Ok(Sighting::Closed(closed.delivered(Delivery::Delivered)));
         };
-        let mode = if l.base.image.is_some() {
+        let mode = if call.base.image.is_some() {
             Mode::Visual
         } else {
             Mode::Semantic
         };
-        let delivery = if l.delivered {
+        let delivery = if self.sent.delivered {
             Delivery::Delivered
         } else {
             Delivery::NotDelivered
@@ -447,11 +571,11 @@ impl Watcher for Successors<'_> {
             .svc
             .look(
                 LookSpec {
-                    root: l.base.root,
+                    root: call.base.root,
                     info: &now,
-                    epoch: l.epoch,
+                    epoch: self.sent.epoch,
                     mode,
-                    successor_of: Some(last.unwrap_or(l.base).clone()),
+                    successor_of: Some(last.unwrap_or(&call.base).clone()),
                 },
                 // A look of the act's: no longer than a plain look's default, so a hung app
                 // is told at once (only an explicit observe_ui budget waits for a busy one).
@@ -466,103 +590,77 @@ impl Watcher for Successors<'_> {
     async fn changed(&mut self, within: Deadline) {
         if let Some(now) = &self.now {
             // A backend that cannot wait for changes is looked at again at once.
-            let _ = self.l.backend.wait_change(now, within).await;
+            let _ = self.call.backend.wait_change(now, within).await;
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn render(
-    svc: &Service,
-    a: &Args,
-    base: &State,
-    reports: &[StepReport],
-    nsteps: usize,
-    successor: Option<&State>,
-    closed: Option<Error>,
-    verdict: Option<ExpectVerdict>,
-    before: &[Listed],
-    after: &[Listed],
-) -> ToolResult {
-    let (outcome, error) = batch_outcome(a, reports, nsteps, verdict);
-    let stopped_at = reports
-        .last()
-        .filter(|r| r.outcome != Outcome::Worked)
-        .map(|r| r.index)
-        .or_else(|| (reports.len() < nsteps).then_some(reports.len()));
-
-    // Root changes within the app.
-    let (opened, gone) = root_changes(before, after);
-    let successors: Vec<&&Listed> = opened
-        .iter()
-        .filter(|l| !matches!(l.info.kind, RootKind::Menu | RootKind::Popover))
-        .collect();
-    let cause = closed.as_ref().map(|_| {
-        if successors.is_empty() {
-            "closed"
-        } else {
-            "replaced"
-        }
-    });
-
-    let mut text = format!("act on {} → {}", base.id, outcome.as_str());
-    match (successor, &closed) {
+/// The result: the act line, one line per step, the downloads the steps started, where the
+/// batch stopped, the expect verdict, the root lines, then the successor as a diff or in full,
+/// and the error when the batch did not work.
+fn render(svc: &Service, call: &ActCall, r: &ActReport) -> ToolResult {
+    let nsteps = call.steps.len();
+    let expect = call.expect.as_ref();
+    let (outcome, error) = batch_outcome(expect, &r.reports, nsteps, r.verdict);
+    let stopped_at = r.stopped_at(nsteps);
+    let mut text = format!("act on {} → {}", call.base.id, outcome.as_str());
+    match (&r.successor, r.closed) {
         (Some(s), _) => text.push_str(&format!(" · successor {}", s.id)),
-        (None, Some(_)) => text.push_str(" · no successor: the root closed"),
+        (None, true) => text.push_str(" · no successor: the root closed"),
         _ => {}
     }
     text.push('\n');
-    for r in reports {
-        text.push_str(&step_line(r));
+    for s in &r.reports {
+        text.push_str(&step_line(s));
         text.push('\n');
     }
-    if let Some(i) = stopped_at {
-        if i + 1 < nsteps {
-            text.push_str(&format!(
-                "stopped at step {}: later steps were not run; observe before continuing\n",
-                i + 1
-            ));
-        }
+    for d in &r.downloads {
+        text.push_str(&download_line(d));
+        text.push('\n');
     }
-    expect_text(a, verdict, outcome, &mut text);
-    roots_text(base, cause, &successors, &opened, &gone, &mut text);
-    let mut structured = Output {
+    if let Some(i) = stopped_at.filter(|i| i + 1 < nsteps) {
+        text.push_str(&format!(
+            "stopped at step {}: later steps were not run; observe before continuing\n",
+            i + 1
+        ));
+    }
+    expect_text(expect, r.verdict, outcome, &mut text);
+    roots_text(call.base.root, r, &mut text);
+    let (diff, images) = match &r.successor {
+        Some(s) => {
+            let (counts, images) = changes_text(svc, &call.base, s, &mut text);
+            (Some(counts), images)
+        }
+        None => (None, Vec::new()),
+    };
+    let is_error = outcome == Outcome::Didnt;
+    if let Some(e) = error.as_ref().filter(|_| is_error) {
+        text.push_str(&error_text(e));
+        text.push('\n');
+    }
+    let (opened, gone) = r.changes();
+    let structured = Output {
         outcome,
-        steps: reports.to_vec(),
-        state_id: successor.map(|s| s.id),
-        base_state_id: base.id,
+        steps: r.reports.clone(),
+        state_id: r.successor.as_ref().map(|s| s.id),
+        base_state_id: call.base.id,
         stopped_at,
-        expect: verdict.map(|v| ExpectOut {
+        expect: r.verdict.map(|v| ExpectOut {
             verdict: v,
-            condition: a.expect.as_ref().map(|e| e.describe()),
+            condition: expect.map(|e| e.describe()),
         }),
         root_changes: RootChanges::of(&opened, &gone),
-        target_closed: cause.map(|cause| TargetClosed {
+        target_closed: r.cause().map(|cause| TargetClosed {
             code: ErrorCode::TargetClosed.as_str().to_string(),
             cause: cause.to_string(),
-            root: base.root,
-            successors: successors.iter().map(|l| l.r).collect(),
+            root: call.base.root,
+            successors: r.successors.clone(),
         }),
-        successor: successor.map(state_out),
-        diff: None,
-        downloads: vec![],
-        error: None,
+        successor: r.successor.as_deref().map(state_out),
+        diff,
+        downloads: r.downloads.clone(),
+        error,
     };
-
-    let mut images = Vec::new();
-    if let Some(s) = successor {
-        let (counts, imgs) = changes_text(svc, base, s, &mut text);
-        structured.diff = Some(counts);
-        images = imgs;
-    }
-    let is_error = outcome == Outcome::Didnt;
-    if let Some(e) = &error {
-        if is_error {
-            text.push_str(&crate::result::error_text(e));
-            text.push('\n');
-        }
-    }
-    structured.error = error;
     ToolResult {
         images,
         is_error,
@@ -572,7 +670,7 @@ fn render(
 
 /// The batch's verdict and its error: the steps', or a failed postcondition's.
 fn batch_outcome(
-    a: &Args,
+    expect: Option<&Expect>,
     reports: &[StepReport],
     nsteps: usize,
     verdict: Option<ExpectVerdict>,
@@ -598,7 +696,7 @@ fn batch_outcome(
                 ErrorCode::PostconditionFailed,
                 format!(
                     "expected {} within the timeout",
-                    a.expect.as_ref().map(|e| e.describe()).unwrap_or_default()
+                    expect.map(|e| e.describe()).unwrap_or_default()
                 ),
             )
             .delivered(Delivery::Delivered),
@@ -608,8 +706,13 @@ fn batch_outcome(
 }
 
 /// The `expect` line.
-fn expect_text(a: &Args, verdict: Option<ExpectVerdict>, outcome: Outcome, text: &mut String) {
-    if let (Some(e), Some(v)) = (&a.expect, verdict) {
+fn expect_text(
+    expect: Option<&Expect>,
+    verdict: Option<ExpectVerdict>,
+    outcome: Outcome,
+    text: &mut String,
+) {
+    if let (Some(e), Some(v)) = (expect, verdict) {
         let v = match v {
             ExpectVerdict::Verified => "verified (became true after the steps)",
             ExpectVerdict::Preexisting => {
@@ -618,67 +721,23 @@ fn expect_text(a: &Args, verdict: Option<ExpectVerdict>, outcome: Outcome, text:
             ExpectVerdict::Failed => "failed: postcondition_failed",
         };
         text.push_str(&format!("expect {} → {v}\n", e.describe()));
-    } else if a.expect.is_some() && outcome != Outcome::Worked {
+    } else if expect.is_some() && outcome != Outcome::Worked {
         text.push_str("expect: not checked because a step did not work\n");
     }
 }
 
-/// The root lines: the target closed or replaced, roots that opened and closed.
-fn roots_text(
-    base: &State,
-    cause: Option<&str>,
-    successors: &[&&Listed],
-    opened: &[&Listed],
-    gone: &[&Listed],
-    text: &mut String,
-) {
-    if let Some(cause) = cause {
-        text.push_str(&format!(
-            "target_closed (cause: {cause}): {} is gone",
-            base.root
-        ));
-        if !successors.is_empty() {
-            let list: Vec<String> = successors.iter().map(|l| l.r.to_string()).collect();
+/// The root lines: the target `root` closed or replaced, roots that opened and closed.
+fn roots_text(root: RootRef, r: &ActReport, text: &mut String) {
+    if let Some(cause) = r.cause() {
+        text.push_str(&format!("target_closed (cause: {cause}): {root} is gone"));
+        if !r.successors.is_empty() {
+            let list: Vec<String> = r.successors.iter().map(|r| r.to_string()).collect();
             text.push_str(&format!("; successors: {}", list.join(", ")));
         }
         text.push('\n');
     }
-    change_lines(opened, gone, base.root, text);
-}
-
-/// `+ root …` for each opened root, `- root …` for each gone one but `except`.
-pub(crate) fn change_lines(
-    opened: &[&Listed],
-    gone: &[&Listed],
-    except: RootRef,
-    text: &mut String,
-) {
-    for l in opened {
-        let front = if l.info.modal {
-            " · a modal surface is now in front"
-        } else {
-            ""
-        };
-        text.push_str(&format!("+ root {}{front}\n", root_line(l.r, &l.info)));
-    }
-    for l in gone.iter().filter(|l| l.r != except) {
-        text.push_str(&format!("- root {}\n", root_line(l.r, &l.info)));
-    }
-}
-
-impl RootChanges {
-    /// The structured form of opened and gone roots.
-    pub(crate) fn of(opened: &[&Listed], gone: &[&Listed]) -> Self {
-        let out = |ls: &[&Listed]| {
-            ls.iter()
-                .map(|l| root_out(l.r, &l.info, l.same_as))
-                .collect()
-        };
-        RootChanges {
-            opened: out(opened),
-            closed: out(gone),
-        }
-    }
+    let (opened, gone) = r.changes();
+    change_lines(&opened, &gone, root, text);
 }
 
 /// The successor as a diff from the base, or in full when a diff would mislead; its counts.
@@ -687,7 +746,7 @@ fn changes_text(
     base: &State,
     s: &State,
     text: &mut String,
-) -> (DiffCounts, Vec<crate::result::ImageContent>) {
+) -> (DiffCounts, Vec<ImageContent>) {
     let mut images = Vec::new();
     let d = diff(base, s);
     match full_view_reason(base, s, &d) {
@@ -705,7 +764,7 @@ fn changes_text(
                 uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
             };
             text.push_str(&format!("full view ({why}):\n"));
-            let full = full_view(svc, s, None);
+            let full = full_view(s, svc.config.outline_lines);
             text.push_str(&full.text);
             images = full.images;
         }

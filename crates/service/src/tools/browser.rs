@@ -8,13 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uidriver_core::outline::quote;
 use uidriver_core::{
-    BrowserControl, Deadline, Error, ErrorCode, LaunchRequest, Navigation, RootInfo, RootRef,
-    StateId,
+    Deadline, Error, ErrorCode, LaunchRequest, Navigation, RootInfo, RootRef, StateId,
 };
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{root_line, root_out, RootOut};
-use crate::tools::observe_ui::full_view;
+use crate::render::{full_view, root_line, root_out, RootOut};
 use crate::{Service, ToolResult};
 
 /// Largest evaluation result returned, in bytes of JSON.
@@ -191,37 +189,6 @@ fn read_state_file(p: &str) -> Result<Value, Error> {
     serde_json::from_str(&text).map_err(|e| bad(format!("not JSON ({e})")))
 }
 
-pub(crate) fn browser_control(svc: &Service) -> Result<&dyn BrowserControl, Error> {
-    svc.browser()
-}
-
-pub(crate) fn page_root(
-    svc: &Service,
-    root: Option<RootRef>,
-    state: Option<StateId>,
-) -> Result<(RootRef, RootInfo), Error> {
-    let r = match (root, state) {
-        (Some(r), None) => r,
-        (None, Some(s)) => svc.store.get(s)?.root,
-        (Some(r), Some(s)) => {
-            let st = svc.store.get(s)?;
-            if st.root != r {
-                return Err(Error::invalid(
-                    "root",
-                    format!("{r} is not the root of {s}"),
-                ));
-            }
-            r
-        }
-        (None, None) => return Err(Error::invalid("root", "give root or stateId")),
-    };
-    let info = svc.root_info(r)?;
-    if info.kind != uidriver_core::RootKind::BrowserPage {
-        return Err(Error::invalid("root", format!("{r} is not a browser page")));
-    }
-    Ok((r, info))
-}
-
 /// `downloads` under the first of the running call's file roots, when they confine it.
 fn confined_downloads() -> Option<PathBuf> {
     let access = crate::enforce::files_in_force()?;
@@ -275,7 +242,7 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
         .as_deref()
         .map(read_state_file)
         .transpose()?;
-    let bc = browser_control(svc)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_secs(30));
     let pages = bc
         .launch(
@@ -340,8 +307,8 @@ pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResul
         None if a.forward => Navigation::Forward,
         None => Navigation::Reload,
     };
-    let (r, info) = page_root(svc, a.root, a.state_id)?;
-    let bc = browser_control(svc)?;
+    let (r, info) = svc.page_root(a.root, a.state_id)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_millis(
         a.timeout_ms.unwrap_or(15_000).clamp(500, 120_000),
     ));
@@ -364,7 +331,7 @@ pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResul
         )
         .await?;
     drop(guard);
-    let mut view = full_view(svc, &state, None);
+    let mut view = full_view(&state, svc.config.outline_lines);
     view.text = format!(
         "navigated {r} to {}\n{}",
         info.url.clone().unwrap_or_default(),
@@ -389,9 +356,9 @@ async fn new_tab(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
     check_url("url", url)?;
     let near = match (a.root, a.state_id) {
         (None, None) => None,
-        (r, s) => Some(page_root(svc, r, s)?.1),
+        (r, s) => Some(svc.page_root(r, s)?.1),
     };
-    let bc = browser_control(svc)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_millis(
         a.timeout_ms.unwrap_or(15_000).clamp(500, 120_000),
     ));
@@ -412,7 +379,7 @@ async fn new_tab(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
         )
         .await?;
     drop(guard);
-    let mut view = full_view(svc, &state, None);
+    let mut view = full_view(&state, svc.config.outline_lines);
     view.text = format!("+ root {}\n{}", root_line(r, &info), view.text);
     Ok(view)
 }
@@ -433,8 +400,8 @@ pub(crate) async fn evaluate(svc: &Service, a: EvaluateArgs) -> Result<ToolResul
             "expected 1 to 100000 bytes of JavaScript",
         ));
     }
-    let (r, info) = page_root(svc, a.root, a.state_id)?;
-    let bc = browser_control(svc)?;
+    let (r, info) = svc.page_root(a.root, a.state_id)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_secs(15));
     let guard = svc.lanes.enter(&info.resource).await;
     let value = bc.evaluate(&info, &a.expression, deadline).await;

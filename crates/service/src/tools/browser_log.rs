@@ -9,7 +9,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, Error, LogEntry, LogKind, RootRef, StateId};
 
-use crate::tools::browser::{browser_control, page_root};
 use crate::{Service, ToolResult};
 
 /// Most entries one call returns (the rest are paged with `since`).
@@ -46,8 +45,8 @@ pub struct Output {
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let limit = LIMIT;
     let since = a.since.unwrap_or(0);
-    let (r, info) = page_root(svc, a.root, a.state_id)?;
-    let bc = browser_control(svc)?;
+    let (r, info) = svc.page_root(a.root, a.state_id)?;
+    let bc = svc.browser()?;
     // The rings are in memory: no lane, no epoch.
     let mut entries = bc
         .log(

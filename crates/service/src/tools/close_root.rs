@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 use uidriver_core::{Deadline, Delivery, Error, ErrorCode, RootRef};
 
 use crate::forest::{root_changes, Listed};
-use crate::render::root_line;
-use crate::tools::act_ui::{change_lines, RootChanges};
+use crate::render::{change_lines, root_line, RootChanges};
 use crate::{Service, ToolResult};
 
 /// How long a root is given to go or to ask: an editor's "save changes?" dialog appears within

@@ -2,42 +2,23 @@
 //! to that image by a frame lease (the window under each point and its geometry must still be
 //! what the screenshot showed), plus bringing an app to the front and the clipboard.
 //!
-//! Frames live in a small ring here (they are not states: they belong to no root). Clipboard
-//! text is untrusted data and is fenced and capped when shown.
+//! Frames live in a small ring (`frames.rs`; they are not states: they belong to no root).
+//! Clipboard text is untrusted data and is fenced and capped when shown.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::action::{Button, KeyChord, Keys, Point};
-use uidriver_core::{
-    Bounds, Deadline, Error, ErrorCode, ImageInfo, ScreenControl, ScreenFrame, ScreenInput,
-    StepReport,
-};
+use uidriver_core::{Bounds, Deadline, Error, ErrorCode, ScreenControl, ScreenInput, StepReport};
 
+use crate::frames::{Frame, Frames};
 use crate::render::{root_line, root_out, RootOut};
 use crate::{Service, ToolResult};
 
-/// Frames kept for input.
-const FRAMES: usize = 16;
 /// Clipboard text shown to a model, in characters.
 const CLIPBOARD_SHOWN: usize = 16_000;
-
-/// One screenshot and the layout it was taken with.
-pub(crate) struct Frame {
-    id: u64,
-    image: ImageInfo,
-    layout: ScreenFrame,
-}
-
-/// The ring of recent frames.
-#[derive(Default)]
-pub(crate) struct Frames {
-    next: u64,
-    ring: VecDeque<Arc<Frame>>,
-}
 
 fn frames(svc: &Service) -> std::sync::MutexGuard<'_, Frames> {
     svc.frames.lock().unwrap_or_else(|p| p.into_inner())
@@ -135,18 +116,7 @@ async fn take(
         .await
         .map_err(|e| Error::internal(format!("encoding task: {e}")))?
         .map_err(Error::from)?;
-    let mut f = frames(svc);
-    f.next += 1;
-    let frame = Arc::new(Frame {
-        id: f.next,
-        image,
-        layout,
-    });
-    f.ring.push_back(frame.clone());
-    while f.ring.len() > FRAMES {
-        f.ring.pop_front();
-    }
-    Ok(frame)
+    Ok(frames(svc).record(image, layout))
 }
 
 fn frame_text(frame: &Frame) -> String {
@@ -280,18 +250,13 @@ fn parse_frame(svc: &Service, id: &str) -> Result<Arc<Frame>, Error> {
         .strip_prefix('f')
         .and_then(|d| d.parse().ok())
         .ok_or_else(|| Error::invalid("frameId", "expected fN from desktop_screenshot"))?;
-    frames(svc)
-        .ring
-        .iter()
-        .find(|f| f.id == n)
-        .cloned()
-        .ok_or_else(|| {
-            Error::new(
-                ErrorCode::GuiFrameStale,
-                format!("frame {id} is unknown or too old; nothing was sent"),
-            )
-            .with_hint("take a new desktop_screenshot and use its coordinates")
-        })
+    frames(svc).get(n).ok_or_else(|| {
+        Error::new(
+            ErrorCode::GuiFrameStale,
+            format!("frame {id} is unknown or too old; nothing was sent"),
+        )
+        .with_hint("take a new desktop_screenshot and use its coordinates")
+    })
 }
 
 /// Validated events in screen pixels, and every point they touch (for the frame check).

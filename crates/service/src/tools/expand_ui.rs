@@ -2,13 +2,10 @@
 //! backend did not fully read: then that region is read live under the lane (epoch-checked, so
 //! it cannot graft data across a concurrent write) and the result is a new successor state.
 
-use std::sync::Arc;
-use std::time::Instant;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::outline::{render_outline, OutlineOptions};
-use uidriver_core::{Deadline, ElementRef, Error, NewState, ObserveRequest, State, StateId};
+use uidriver_core::{ElementRef, Error, StateId};
 
 use crate::render::DATA_NOTE;
 use crate::{Service, ToolResult};
@@ -56,7 +53,7 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         .find(|&n| state.snapshot.nodes[n].truncated.is_some());
     let (state, i, live) = match truncated {
         Some(t) => {
-            let next = read_region(svc, &state, t, None).await?;
+            let next = svc.read_region(&state, t, None).await?;
             let i = next.resolve(a.target)?;
             (next, i, true)
         }
@@ -89,59 +86,4 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             node_count: state.subtree(i).len(),
         },
     ))
-}
-
-/// Reads the subtree of `at` again and stores the grafted result as a successor state;
-/// `seek`: text the caller looks for, which a backend may reach beyond what it would read.
-pub(crate) async fn read_region(
-    svc: &Service,
-    state: &Arc<State>,
-    at: usize,
-    seek: Option<&str>,
-) -> Result<Arc<State>, Error> {
-    let started = Instant::now();
-    let backend = svc.backend_named(&state.root_info.backend)?.clone();
-    let deadline = Deadline::after(svc.config.observe_timeout);
-    let guard = svc.lanes.enter(&state.root_info.resource).await;
-    guard.check(state.epoch)?;
-    let req = ObserveRequest {
-        max_nodes: uidriver_core::backend::NODE_GUARD,
-        max_children: 5_000,
-        // Match the rest of the state: rectangles only where the state has an image.
-        bounds: state.image.is_some(),
-        seek: seek.map(str::to_string),
-    };
-    let sub = tokio::time::timeout(
-        deadline.remaining(),
-        backend.observe_region(&state.root_info, state, at, &req, deadline),
-    )
-    .await
-    .map_err(|_| {
-        Error::new(
-            uidriver_core::ErrorCode::AppUnresponsive,
-            "reading the region timed out",
-        )
-    })??;
-    let mut snapshot = state.snapshot.graft(at, &sub).map_err(|why| {
-        Error::internal(format!(
-            "the {} backend returned a malformed region ({why})",
-            state.root_info.backend
-        ))
-    })?;
-    crate::secrets::redact(&mut snapshot);
-    snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let next = State::build(NewState {
-        id: svc.store.allocate(),
-        root: state.root,
-        root_info: state.root_info.clone(),
-        epoch: guard.epoch(),
-        snapshot,
-        image: None,
-        ocr: vec![],
-        previous: Some(state.clone()),
-        successor: true,
-    });
-    let next = svc.store.insert(next);
-    svc.persist_ids();
-    Ok(next)
 }

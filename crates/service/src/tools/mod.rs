@@ -1,6 +1,9 @@
 //! The tool registry: every tool once, with its description and a JSON schema derived from its
 //! argument type, and the dispatch from a tool name to its file. MCP's tool list, the CLI's
-//! `tools` command and `docs/TOOLS.md` all come from [`TOOLS`].
+//! `tools` command and `docs/TOOLS.md` all come from [`TOOLS`]. The registry knows the tools;
+//! a tool knows neither the registry nor another tool (what they share is in `render.rs`,
+//! `look.rs`, `forest.rs` and `file_out.rs`), and what sits below the tools learns of the
+//! registry only what it is handed (`call.rs`: whether a call only reads, see [`read_only`]).
 
 mod act_ui;
 mod browser;
@@ -8,7 +11,6 @@ mod browser_log;
 mod close_root;
 mod desktop;
 mod expand_ui;
-mod file_out;
 mod find_roots;
 mod inspect_ui;
 mod observe_ui;
@@ -23,8 +25,6 @@ use uidriver_core::Error;
 
 use crate::schema::{input, output};
 use crate::{decode, Service, ToolResult};
-
-pub(crate) use desktop::Frames;
 
 /// One tool: name, title, description, what it may change, and the schemas of its arguments
 /// and of its structured result.
@@ -397,6 +397,15 @@ pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
     }
 }
 
+/// Whether `tool` only reads (its read-only hint): a cancelled call of it is dropped at once
+/// (`call.rs`). An unknown tool does not read.
+pub(crate) fn read_only(tool: &str) -> bool {
+    TOOLS
+        .iter()
+        .find(|t| t.name == tool)
+        .is_some_and(|t| t.hints.read_only)
+}
+
 fn unknown_tool(name: &str) -> Error {
     Error::invalid(
         "tool",
@@ -429,5 +438,17 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
         "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
         "desktop_input" => desktop::input(svc, decode(args)?).await,
         other => Err(unknown_tool(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Policies know the tools by `tool_names.rs`; it must name what the registry serves.
+    #[test]
+    fn the_names_below_the_registry_are_the_registrys() {
+        let served: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(served, crate::tool_names::TOOL_NAMES);
     }
 }

@@ -3,12 +3,11 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use uidriver_core::outline::{render_outline, OutlineOptions};
-use uidriver_core::{Deadline, Error, RootRef, State};
+use serde::Deserialize;
+use uidriver_core::{Deadline, Error, RootRef};
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{state_header, state_out, StateOut, DATA_NOTE};
+use crate::render::full_view;
 use crate::{Service, ToolResult};
 
 /// Arguments of `observe_ui`.
@@ -35,16 +34,9 @@ pub struct Args {
     pub timeout_ms: Option<u64>,
 }
 
-/// The structured result of `observe_ui` (and `navigate_browser`): the new state.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Output {
-    /// The state.
-    #[serde(flatten)]
-    pub state: StateOut,
-    /// Node lines in the outline text.
-    pub outline_lines: usize,
-}
+/// The structured result of `observe_ui` (and `navigate_browser`): the new state in full view
+/// (`render.rs`).
+pub use crate::render::ViewOut as Output;
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let timeout = match a.timeout_ms {
@@ -73,35 +65,8 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         )
         .await?;
     drop(guard);
-    Ok(full_view(svc, &state, a.max_lines))
-}
-
-/// The full folded view of a state: header, data note, outline, notes; image attached.
-pub(crate) fn full_view(svc: &Service, state: &State, max_lines: Option<usize>) -> ToolResult {
-    let opts = OutlineOptions {
-        max_lines: max_lines
-            .unwrap_or(svc.config.outline_lines)
-            .clamp(10, 2000),
-        ..OutlineOptions::default()
-    };
-    let outline = render_outline(state, 0, &opts);
-    let mut text = format!("{}\n{DATA_NOTE}\n{}", state_header(state), outline.text);
-    for n in &state.snapshot.notes {
-        text.push_str(&format!("note: {n}\n"));
-    }
-    if outline.folded > 0 {
-        text.push_str(&format!(
-            "({} folded lines: search_ui or expand_ui on {} reach everything)\n",
-            outline.folded, state.id
-        ));
-    }
-    let structured = Output {
-        state: state_out(state),
-        outline_lines: outline.lines,
-    };
-    let mut r = ToolResult::ok(text, &structured);
-    if let Some(img) = &state.image {
-        r = r.with_image(&img.png);
-    }
-    r
+    Ok(full_view(
+        &state,
+        a.max_lines.unwrap_or(svc.config.outline_lines),
+    ))
 }

@@ -11,8 +11,7 @@ use serde::Serialize;
 use uidriver_core::outline::quote;
 use uidriver_core::{Deadline, Error};
 
-use crate::tools::browser::{browser_control, page_root};
-use crate::tools::file_out::{check_path, write, PageFile};
+use crate::file_out::{check_path, write, PageFile};
 use crate::{Service, ToolResult};
 
 /// Arguments of `save_browser_state`: the page and the file.
@@ -33,8 +32,8 @@ pub struct Output {
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let path = check_path(&a.path, a.overwrite)?;
-    let (r, info) = page_root(svc, Some(a.root), None)?;
-    let bc = browser_control(svc)?;
+    let (r, info) = svc.page_root(Some(a.root), None)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_secs(15));
     // Reading storage changes nothing in the page: the lane orders it, the epoch stays.
     let guard = svc.lanes.enter(&info.resource).await;

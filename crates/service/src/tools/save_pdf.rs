@@ -10,8 +10,7 @@ use serde::Serialize;
 use uidriver_core::outline::quote;
 use uidriver_core::{Deadline, Error, RootRef};
 
-use crate::tools::browser::{browser_control, page_root};
-use crate::tools::file_out::{check_path, write, PageFile};
+use crate::file_out::{check_path, write, PageFile};
 use crate::{Service, ToolResult};
 
 /// Printing a long page takes a few seconds in headless Chromium; this bounds it.
@@ -33,8 +32,8 @@ pub struct Output {
 
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let path = check_path(&a.path, a.overwrite)?;
-    let (r, info) = page_root(svc, Some(a.root), None)?;
-    let bc = browser_control(svc)?;
+    let (r, info) = svc.page_root(Some(a.root), None)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(DEADLINE);
     // Printing reads the page and changes nothing in it: the lane orders it with other calls
     // on the page, and the epoch stays.

@@ -2,12 +2,19 @@
 //! matched and the state has regions its backend did not read (a sheet's offscreen cells):
 //! those are read live, epoch-checked, with the text sought (`ObserveRequest::seek`), into a
 //! successor state, before any OCR.
+//!
+//! [`run`] reads as its phases over a [`SearchCall`] (what was asked, resolved): `resolve` (the
+//! state, the scope in it, the query) → `find` (the stored state; while a text matches
+//! nothing: its unread regions, then texts read live, then its pixels) → `render` of what was
+//! [`Found`] and how.
+
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uidriver_core::outline::describe;
-use uidriver_core::search::{path_of, search, Query};
-use uidriver_core::{Capability, ElementRef, Error, Role, StateId, StateSet};
+use uidriver_core::search::{self, path_of, search, Query};
+use uidriver_core::{Capability, ElementRef, Error, Role, State, StateId, StateSet};
 
 use crate::{Service, ToolResult};
 
@@ -103,135 +110,206 @@ pub struct Output {
     pub ocr_from: Option<StateId>,
 }
 
+/// One `search_ui` call, phase by phase (see the module doc).
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
-    if a.text.as_deref().is_none_or(|t| t.trim().is_empty())
-        && a.role.is_none()
-        && a.capability.is_none()
-    {
-        return Err(Error::invalid("text", "give text, role or capability"));
+    let call = SearchCall::resolve(svc, &a)?;
+    let found = call.find(svc).await;
+    Ok(call.render(found))
+}
+
+/// What was asked, resolved: the state, the query (its scope resolved in the state), and the
+/// page of matches wanted.
+struct SearchCall {
+    state: Arc<State>,
+    query: Query,
+    /// The scope as the caller named it, resolved again in each successor state.
+    scope_ref: Option<ElementRef>,
+    ocr_fallback: bool,
+    limit: usize,
+    offset: usize,
+}
+
+/// What the search found, and how far it went for it.
+struct Found {
+    /// The state searched last: a successor when regions or pixels were read.
+    state: Arc<State>,
+    /// Every match, best first.
+    hits: Vec<search::Match>,
+    /// Nothing matched in the first state; its unread regions were read live into the second.
+    regions_from: Option<(StateId, StateId)>,
+    /// The matches are in text read live.
+    read_live: bool,
+    /// Elements whose text was not searched (longer than was read, or not read in time).
+    unread_text: Vec<ElementRef>,
+    /// Nothing matched in this state; its pixels were read (OCR) into `state`.
+    ocr_from: Option<StateId>,
+}
+
+impl SearchCall {
+    /// Something to search for, a page size within bounds, the state, and the scope in it.
+    fn resolve(svc: &Service, a: &Args) -> Result<Self, Error> {
+        if a.text.as_deref().is_none_or(|t| t.trim().is_empty())
+            && a.role.is_none()
+            && a.capability.is_none()
+        {
+            return Err(Error::invalid("text", "give text, role or capability"));
+        }
+        let limit = a.limit.unwrap_or(20);
+        if limit == 0 || limit > 200 {
+            return Err(Error::invalid("limit", "expected 1 to 200"));
+        }
+        let state = svc.store.get(a.state_id)?;
+        let scope = a.scope_ref.map(|r| state.resolve(r)).transpose()?;
+        let query = Query {
+            text: a.text.clone(),
+            roles: a.role.as_ref().map(|r| r.to_vec()).unwrap_or_default(),
+            capability: a.capability,
+            scope,
+            include_hidden: a.include_hidden,
+        };
+        Ok(SearchCall {
+            state,
+            query,
+            scope_ref: a.scope_ref,
+            ocr_fallback: a.ocr_fallback,
+            limit,
+            offset: a.offset.unwrap_or(0),
+        })
     }
-    let limit = a.limit.unwrap_or(20);
-    if limit == 0 || limit > 200 {
-        return Err(Error::invalid("limit", "expected 1 to 200"));
-    }
-    let state = svc.store.get(a.state_id)?;
-    let scope = a.scope_ref.map(|r| state.resolve(r)).transpose()?;
-    let q = Query {
-        text: a.text.clone(),
-        roles: a.role.as_ref().map(|r| r.to_vec()).unwrap_or_default(),
-        capability: a.capability,
-        scope,
-        include_hidden: a.include_hidden,
-    };
-    let mut found = search(&state, &q);
-    let mut state = state;
-    let mut escalated = None;
-    let mut regions_from = None;
-    if found.is_empty() {
-        if let Some(text) = q.text.as_deref() {
-            if let Some((next, hits)) =
-                seek_in_cut_regions(svc, &state, &q, a.scope_ref, text).await
-            {
-                regions_from = Some((state.id, next.id));
-                found = hits;
-                state = next;
+
+    /// The query in the stored state; while a text query matches nothing, further: the
+    /// state's unread regions read live ([`seek_in_cut_regions`]), then the text of elements a
+    /// look holds only the first page of ([`seek_in_texts`]), then, once, its pixels (OCR).
+    async fn find(&self, svc: &Service) -> Found {
+        let q = &self.query;
+        let mut f = Found {
+            state: self.state.clone(),
+            hits: search(&self.state, q),
+            regions_from: None,
+            read_live: false,
+            unread_text: Vec::new(),
+            ocr_from: None,
+        };
+        let Some(text) = q.text.as_deref() else {
+            return f;
+        };
+        if f.hits.is_empty() {
+            let seen = seek_in_cut_regions(svc, &f.state, q, self.scope_ref, text).await;
+            if let Some((next, hits)) = seen {
+                f.regions_from = Some((f.state.id, next.id));
+                f.hits = hits;
+                f.state = next;
             }
         }
-    }
-    // Text a look holds only the first page of (a document body, a long paragraph) is read
-    // live, bounded, before pixels: what read_text reads, search finds.
-    let mut unread_text = Vec::new();
-    let mut read_live = false;
-    if found.is_empty() {
-        if let Some(text) = q.text.as_deref() {
-            let (hits, left) = seek_in_texts(svc, &state, &q, text).await;
-            read_live = !hits.is_empty();
-            found = hits;
-            unread_text = left;
+        // Text a look holds only the first page of (a document body, a long paragraph) is read
+        // live, bounded, before pixels: what read_text reads, search finds.
+        if f.hits.is_empty() {
+            let (hits, left) = seek_in_texts(svc, &f.state, q, text).await;
+            f.read_live = !hits.is_empty();
+            f.hits = hits;
+            f.unread_text = left;
         }
-    }
-    // Nothing matched a text query and the state has never been read visually: read its
-    // pixels once (OCR) and search again in the resulting successor state.
-    if found.is_empty() && q.text.is_some() && state.image.is_none() && a.ocr_fallback {
-        match svc.ocr_successor(&state).await {
-            Ok(next) => {
-                found = search(&next, &q);
-                escalated = Some(state.id);
-                state = next;
+        // Nothing matched a text query and the state has never been read visually: read its
+        // pixels once (OCR) and search again in the resulting successor state.
+        if f.hits.is_empty() && f.state.image.is_none() && self.ocr_fallback {
+            match svc.ocr_successor(&f.state).await {
+                Ok(next) => {
+                    f.hits = search(&next, q);
+                    f.ocr_from = Some(f.state.id);
+                    f.state = next;
+                }
+                Err(e) => tracing::debug!(error = %e, "OCR escalation skipped"),
             }
-            Err(e) => tracing::debug!(error = %e, "OCR escalation skipped"),
         }
+        f
     }
-    let total = found.len();
-    let offset = a.offset.unwrap_or(0);
-    let page: Vec<_> = found.into_iter().skip(offset).take(limit).collect();
+
+    /// The result: how far the search went, the count, this page of matches (each with its
+    /// path), and what to try when nothing matched.
+    fn render(&self, f: Found) -> ToolResult {
+        let (state, offset) = (&f.state, self.offset);
+        let total = f.hits.len();
+        let page: Vec<_> = f.hits.iter().skip(offset).take(self.limit).collect();
+        let mut text = how_found(&f);
+        text.push_str(&format!("{total} matches in {}", state.id));
+        if total > offset + page.len() {
+            text.push_str(&format!(
+                " (showing {}–{}; offset {} for more)",
+                offset + 1,
+                offset + page.len(),
+                offset + page.len()
+            ));
+        }
+        text.push('\n');
+        let mut matches = Vec::new();
+        for m in page {
+            let (line, out) = match_of(state, m);
+            text.push_str(&line);
+            matches.push(out);
+        }
+        if total == 0 {
+            text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
+            if !f.unread_text.is_empty() {
+                let refs: Vec<String> = f.unread_text.iter().map(|r| r.to_string()).collect();
+                text.push_str(&format!(
+                    "Text not searched (longer than was read, or not read in time): {}; read_text reads it.\n",
+                    refs.join(", ")
+                ));
+            }
+        }
+        let out = Output {
+            state_id: state.id,
+            matches,
+            total,
+            ocr_from: f.ocr_from,
+        };
+        ToolResult::ok(text, &out)
+    }
+}
+
+/// The lines saying where the matches were found when the stored state had none.
+fn how_found(f: &Found) -> String {
     let mut text = String::new();
-    if let Some((from, to)) = regions_from {
+    if let Some((from, to)) = f.regions_from {
         text.push_str(&format!(
             "nothing matched in {from}; read its unread regions live into the successor state {to}\n"
         ));
     }
-    if let Some(from) = escalated {
+    if let Some(from) = f.ocr_from {
         text.push_str(&format!(
             "nothing matched in {from}; read its pixels (OCR) into the successor state {}\n",
-            state.id
+            f.state.id
         ));
     }
-    if read_live {
+    if f.read_live {
         text.push_str(&format!(
             "nothing matched the text {} holds; found in the text of these elements, read live (read_text reads it)\n",
-            state.id
+            f.state.id
         ));
     }
-    text.push_str(&format!("{total} matches in {}", state.id));
-    if total > offset + page.len() {
-        text.push_str(&format!(
-            " (showing {}–{}; offset {} for more)",
-            offset + 1,
-            offset + page.len(),
-            offset + page.len()
-        ));
+    text
+}
+
+/// One match as its line (`@e3 button "OK"  ‹ path`) and as the structured result has it.
+fn match_of(state: &State, m: &search::Match) -> (String, Match) {
+    let n = &state.snapshot.nodes[m.index];
+    let path = path_of(state, m.index);
+    let mut line = format!("{} {}", state.ref_of(m.index), describe(n));
+    if !path.is_empty() {
+        line.push_str(&format!("  ‹ {path}"));
     }
-    text.push('\n');
-    let mut matches = Vec::new();
-    for m in &page {
-        let n = &state.snapshot.nodes[m.index];
-        let path = path_of(&state, m.index);
-        text.push_str(&format!("{} {}", state.ref_of(m.index), describe(n)));
-        if !path.is_empty() {
-            text.push_str(&format!("  ‹ {path}"));
-        }
-        text.push('\n');
-        matches.push(Match {
-            target: state.ref_of(m.index),
-            role: n.role,
-            name: n.name.known().cloned(),
-            value: n.value.known().cloned(),
-            states: n.state_set(),
-            path,
-            score: m.score,
-            field: m.field.to_string(),
-        });
-    }
-    if total == 0 {
-        text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
-        if !unread_text.is_empty() {
-            let refs: Vec<String> = unread_text.iter().map(|r| r.to_string()).collect();
-            text.push_str(&format!(
-                "Text not searched (longer than was read, or not read in time): {}; read_text reads it.\n",
-                refs.join(", ")
-            ));
-        }
-    }
-    Ok(ToolResult::ok(
-        text,
-        &Output {
-            state_id: state.id,
-            matches,
-            total,
-            ocr_from: escalated,
-        },
-    ))
+    line.push('\n');
+    let out = Match {
+        target: state.ref_of(m.index),
+        role: n.role,
+        name: n.name.known().cloned(),
+        value: n.value.known().cloned(),
+        states: n.state_set(),
+        path,
+        score: m.score,
+        field: m.field.to_string(),
+    };
+    (line, out)
 }
 
 /// Regions of a state read live at most per search (each a round of calls to the app), and
@@ -246,14 +324,11 @@ const REGIONS_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 /// or `None` when there was nothing to read or reading failed.
 async fn seek_in_cut_regions(
     svc: &Service,
-    state: &std::sync::Arc<uidriver_core::State>,
+    state: &Arc<State>,
     q: &Query,
     scope: Option<ElementRef>,
     text: &str,
-) -> Option<(
-    std::sync::Arc<uidriver_core::State>,
-    Vec<uidriver_core::search::Match>,
-)> {
+) -> Option<(Arc<State>, Vec<search::Match>)> {
     let scoped: Option<std::collections::HashSet<usize>> =
         q.scope.map(|s| state.subtree(s).into_iter().collect());
     let within = |i: usize| scoped.as_ref().is_none_or(|set| set.contains(&i));
@@ -279,7 +354,7 @@ async fn seek_in_cut_regions(
         }
         let base = current.as_ref().unwrap_or(state);
         let Ok(at) = base.resolve(r) else { continue };
-        let next = match crate::tools::expand_ui::read_region(svc, base, at, Some(text)).await {
+        let next = match svc.read_region(base, at, Some(text)).await {
             Ok(next) => next,
             Err(e) => {
                 tracing::debug!(error = %e, "reading an unread region for search_ui failed");
@@ -324,10 +399,10 @@ const TEXTS_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 /// those left unread or read only in part (named in the answer: `read_text` reads them).
 async fn seek_in_texts(
     svc: &Service,
-    state: &std::sync::Arc<uidriver_core::State>,
+    state: &Arc<State>,
     q: &Query,
     text: &str,
-) -> (Vec<uidriver_core::search::Match>, Vec<ElementRef>) {
+) -> (Vec<search::Match>, Vec<ElementRef>) {
     let needle = text.to_lowercase();
     let scoped: Option<std::collections::HashSet<usize>> =
         q.scope.map(|s| state.subtree(s).into_iter().collect());
@@ -373,7 +448,7 @@ async fn seek_in_texts(
         match read {
             Ok(slice) => {
                 if slice.text.to_lowercase().contains(&needle) {
-                    hits.push(uidriver_core::search::Match {
+                    hits.push(search::Match {
                         index: i,
                         score: 1,
                         field: "text",

@@ -2,6 +2,11 @@
 //! reports a change (accessibility or page events) or at a bounded re-check interval. The lane
 //! is held only while looking, never while waiting, so acts on the same app are not blocked.
 //! `download: true` waits instead for a browser's download to finish (no look, no lane).
+//!
+//! [`run`] reads as its phases over a [`WaitCall`] (what was asked, resolved): the condition
+//! checked (`check`, or the download wait) → `resolve` (the root and state named, refs
+//! resolved in the state, the backend) → `watch` (core's `watch` over [`Looks`], a timeout
+//! named by the condition) → `render` of how it ended ([`Waited`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,16 +14,16 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use uidriver_core::outline::{describe, quote};
+use uidriver_core::outline::describe;
 use uidriver_core::search::{search, Query};
 use uidriver_core::watch::{watch, End, Sighting, Watcher};
 use uidriver_core::{
-    Deadline, Download, DownloadState, ElementRef, Error, ErrorCode, Expect, Role, RootInfo,
-    RootRef, State, StateId,
+    Backend, Deadline, Download, DownloadState, ElementRef, Error, ErrorCode, Expect, Role,
+    RootInfo, RootRef, State, StateId,
 };
 
 use crate::look::{LookSpec, Mode};
-use crate::render::{state_header, state_out, StateOut};
+use crate::render::{download_line, state_header, state_out, StateOut};
 use crate::{Service, ToolResult};
 
 /// Longest time between two checks when no event arrives.
@@ -105,8 +110,8 @@ pub(crate) fn check(a: &Args) -> Result<Option<Expect>, Error> {
 /// `wait_for {download: true}`: the downloads running in the page's browser, or else the next
 /// one, waited for until none is running.
 async fn download(svc: &Service, a: &Args, timeout: u64) -> Result<ToolResult, Error> {
-    let (r, info) = crate::tools::browser::page_root(svc, a.root, a.state_id)?;
-    let bc = crate::tools::browser::browser_control(svc)?;
+    let (r, info) = svc.page_root(a.root, a.state_id)?;
+    let bc = svc.browser()?;
     let deadline = Deadline::after(Duration::from_millis(timeout));
     crate::call::doing(format!("wait_for: a download of {r}"));
     let now = bc.downloads(&info, deadline).await?;
@@ -143,25 +148,8 @@ async fn download(svc: &Service, a: &Args, timeout: u64) -> Result<ToolResult, E
     Ok(ToolResult::ok(text, &out))
 }
 
-/// One line for a download: where it is saved, how far it got, its size and type.
-pub(crate) fn download_line(d: &Download) -> String {
-    let mut s = format!(
-        "download {} {} {} bytes",
-        quote(&d.path, 300),
-        d.state,
-        d.bytes
-    );
-    if let Some(m) = &d.mime {
-        s.push_str(&format!(" {}", quote(m, 100)));
-    }
-    if d.state == DownloadState::Running {
-        s.push_str(" (wait_for {download: true} waits for it)");
-    }
-    s
-}
-
 /// The condition waited for, checked.
-pub(crate) fn expect_of(a: &Args) -> Result<Expect, Error> {
+fn expect_of(a: &Args) -> Result<Expect, Error> {
     let expect = Expect {
         text: a.text.clone(),
         role: a.role.clone(),
@@ -175,6 +163,7 @@ pub(crate) fn expect_of(a: &Args) -> Result<Expect, Error> {
     Ok(expect)
 }
 
+/// One `wait_for` call, phase by phase (see the module doc).
 pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let timeout = a.timeout_ms.unwrap_or(10_000);
     if timeout > 120_000 {
@@ -183,105 +172,168 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let Some(expect) = check(&a)? else {
         return download(svc, &a, timeout).await;
     };
-    let base = a.state_id.map(|s| svc.store.get(s)).transpose()?;
-    if (a.target.is_some() || a.scope_ref.is_some()) && base.is_none() {
-        return Err(Error::invalid(
-            "stateId",
-            "ref and scopeRef belong to a state: give stateId",
-        ));
-    }
-    let root = match (a.root, &base) {
-        (Some(r), Some(b)) if r != b.root => {
+    let call = WaitCall::resolve(svc, &a, expect, timeout)?;
+    let waited = call.watch(svc).await?;
+    Ok(call.render(waited))
+}
+
+/// What was asked, resolved: the condition, the root it is watched in, the caller's state (for
+/// refs, and the first look's predecessor) and the root's backend.
+struct WaitCall {
+    expect: Expect,
+    root: RootRef,
+    base: Option<Arc<State>>,
+    backend: Arc<dyn Backend>,
+    deadline: Deadline,
+    /// The caller's budget in ms, as errors and progress name it.
+    timeout: u64,
+}
+
+/// How a wait ended well (a timeout is an error).
+enum Waited {
+    /// The condition held in this state, after `checks` looks.
+    Held { state: Arc<State>, checks: u32 },
+    /// The root closed, which satisfies a `gone` condition on the whole root.
+    RootClosed,
+}
+
+impl WaitCall {
+    /// The root and state named, checked against each other; every ref resolved in the state;
+    /// the root's backend found. Nothing has been looked at yet.
+    fn resolve(svc: &Service, a: &Args, expect: Expect, timeout: u64) -> Result<Self, Error> {
+        let base = a.state_id.map(|s| svc.store.get(s)).transpose()?;
+        if (a.target.is_some() || a.scope_ref.is_some()) && base.is_none() {
             return Err(Error::invalid(
-                "root",
-                format!("{r} is not the root of {}", b.id),
-            ))
-        }
-        (Some(r), _) => r,
-        (None, Some(b)) => b.root,
-        (None, None) => return Err(Error::invalid("root", "give root or stateId")),
-    };
-    if let Some(b) = &base {
-        for r in [a.target, a.scope_ref].into_iter().flatten() {
-            b.resolve(r)?;
-        }
-    }
-    let deadline = Deadline::after(Duration::from_millis(timeout));
-    let backend = {
-        let info = svc.root_info(root)?;
-        svc.backend_named(&info.backend)?.clone()
-    };
-    crate::call::doing(format!("wait_for: watching {root}"));
-    let mut w = Looks {
-        svc,
-        root,
-        backend: &*backend,
-        deadline,
-        base,
-        info: None,
-        looks: 0,
-        timeout,
-    };
-    let out = watch(&mut w, &expect, deadline, RECHECK).await;
-    // The last look, or the caller's state when none was taken.
-    let last = out.last.clone().or(w.base);
-    let state = match out.end {
-        End::Held(state) => state,
-        End::TimedOut => return Err(ran_out(&expect, timeout, out.checks, last.as_deref())),
-        End::Failed(e) if out_of_time(&e, deadline) => {
-            return Err(ran_out(&expect, timeout, out.checks, last.as_deref()))
-        }
-        End::Failed(e) => return Err(e),
-        End::Closed(_) if a.gone && a.target.is_none() && a.scope_ref.is_none() => {
-            return Ok(ToolResult::ok(
-                format!(
-                    "{root} closed, so the condition ({}) holds",
-                    expect.describe()
-                ),
-                &Output {
-                    met: true,
-                    root_closed: true,
-                    checks: None,
-                    state: None,
-                    downloads: vec![],
-                },
+                "stateId",
+                "ref and scopeRef belong to a state: give stateId",
             ));
         }
-        End::Closed(e) => return Err(e),
-    };
-    let checks = out.checks;
-    let mut text = format!(
-        "condition met after {checks} checks: {}\n{}\n",
-        expect.describe(),
-        state_header(&state)
-    );
-    if !a.gone {
-        let q = Query {
-            text: a.text.clone(),
-            roles: a
-                .role
-                .as_deref()
-                .and_then(Role::from_wire)
-                .into_iter()
-                .collect(),
-            ..Query::default()
+        let root = match (a.root, &base) {
+            (Some(r), Some(b)) if r != b.root => {
+                return Err(Error::invalid(
+                    "root",
+                    format!("{r} is not the root of {}", b.id),
+                ))
+            }
+            (Some(r), _) => r,
+            (None, Some(b)) => b.root,
+            (None, None) => return Err(Error::invalid("root", "give root or stateId")),
         };
-        for m in search(&state, &q).iter().take(10) {
-            text.push_str(&format!(
-                "{} {}\n",
-                state.ref_of(m.index),
-                describe(&state.snapshot.nodes[m.index])
-            ));
+        if let Some(b) = &base {
+            for r in [a.target, a.scope_ref].into_iter().flatten() {
+                b.resolve(r)?;
+            }
+        }
+        let deadline = Deadline::after(Duration::from_millis(timeout));
+        let backend = {
+            let info = svc.root_info(root)?;
+            svc.backend_named(&info.backend)?.clone()
+        };
+        Ok(WaitCall {
+            expect,
+            root,
+            base,
+            backend,
+            deadline,
+            timeout,
+        })
+    }
+
+    /// Looks until the condition holds (core's [`watch`] over [`Looks`]: each look under the
+    /// lane, the next after a change event or [`RECHECK`]). Running out of time is `timeout`
+    /// naming the condition and the last look ([`ran_out`]); the root closing ends a `gone`
+    /// on the whole root well and any other wait with `target_closed`.
+    async fn watch(&self, svc: &Service) -> Result<Waited, Error> {
+        let (expect, timeout) = (&self.expect, self.timeout);
+        crate::call::doing(format!("wait_for: watching {}", self.root));
+        let mut w = Looks {
+            svc,
+            root: self.root,
+            backend: &*self.backend,
+            deadline: self.deadline,
+            base: self.base.clone(),
+            info: None,
+            looks: 0,
+            timeout,
+        };
+        let out = watch(&mut w, expect, self.deadline, RECHECK).await;
+        // The last look, or the caller's state when none was taken.
+        let last = out.last.clone().or(w.base);
+        match out.end {
+            End::Held(state) => Ok(Waited::Held {
+                state,
+                checks: out.checks,
+            }),
+            End::TimedOut => Err(ran_out(expect, timeout, out.checks, last.as_deref())),
+            End::Failed(e) if out_of_time(&e, self.deadline) => {
+                Err(ran_out(expect, timeout, out.checks, last.as_deref()))
+            }
+            End::Failed(e) => Err(e),
+            End::Closed(_)
+                if expect.gone && expect.target.is_none() && expect.scope_ref.is_none() =>
+            {
+                Ok(Waited::RootClosed)
+            }
+            End::Closed(e) => Err(e),
         }
     }
-    let out = Output {
-        met: true,
-        root_closed: false,
-        checks: Some(checks),
-        state: Some(state_out(&state)),
-        downloads: vec![],
-    };
-    Ok(ToolResult::ok(text, &out))
+
+    /// The result: the condition met and the state where it held, with up to 10 elements that
+    /// match it (unless it was a `gone`); or that the root closed.
+    fn render(&self, waited: Waited) -> ToolResult {
+        let expect = &self.expect;
+        let (state, checks) = match waited {
+            Waited::Held { state, checks } => (state, checks),
+            Waited::RootClosed => {
+                return ToolResult::ok(
+                    format!(
+                        "{} closed, so the condition ({}) holds",
+                        self.root,
+                        expect.describe()
+                    ),
+                    &Output {
+                        met: true,
+                        root_closed: true,
+                        checks: None,
+                        state: None,
+                        downloads: vec![],
+                    },
+                );
+            }
+        };
+        let mut text = format!(
+            "condition met after {checks} checks: {}\n{}\n",
+            expect.describe(),
+            state_header(&state)
+        );
+        if !expect.gone {
+            let q = Query {
+                text: expect.text.clone(),
+                roles: expect
+                    .role
+                    .as_deref()
+                    .and_then(Role::from_wire)
+                    .into_iter()
+                    .collect(),
+                ..Query::default()
+            };
+            for m in search(&state, &q).iter().take(10) {
+                text.push_str(&format!(
+                    "{} {}\n",
+                    state.ref_of(m.index),
+                    describe(&state.snapshot.nodes[m.index])
+                ));
+            }
+        }
+        let out = Output {
+            met: true,
+            root_closed: false,
+            checks: Some(checks),
+            state: Some(state_out(&state)),
+            downloads: vec![],
+        };
+        ToolResult::ok(text, &out)
+    }
 }
 
 /// wait_for's looks: each under the root's lane, at the root as it is listed now.
