@@ -9,19 +9,6 @@ use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
 use crate::x11::input;
 use crate::{lease, LinuxBackend};
 
-fn name(e: &ScreenInput) -> &'static str {
-    match e {
-        ScreenInput::Move(..) => "moveMouse",
-        ScreenInput::Click { .. } => "click",
-        ScreenInput::Scroll { .. } => "scroll",
-        ScreenInput::Drag(..) => "drag",
-        ScreenInput::Type(_) => "typeText",
-        ScreenInput::Keys(_) => "keypress",
-        ScreenInput::KeyDown(_) => "keyDown",
-        ScreenInput::KeyUp(_) => "keyUp",
-    }
-}
-
 fn point(e: &ScreenInput) -> Option<(i32, i32)> {
     match e {
         ScreenInput::Move(x, y) => Some((*x, *y)),
@@ -47,7 +34,7 @@ pub(crate) async fn send(
     let _lease = lease::acquire(&display, deadline).await?;
     let mut reports = Vec::new();
     for (i, ev) in events.iter().enumerate() {
-        let mut r = StepReport::new(i, name(ev));
+        let mut r = StepReport::new(i, ev.event().as_str());
         r.grounding.method = if point(ev).is_some() {
             GroundingMethod::Point
         } else {

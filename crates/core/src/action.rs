@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::action_kind::{ActionKind, Button};
+pub use crate::action_kind::{ActionKind, Button, DesktopEvent};
 use crate::error::{Error, Result};
 use crate::ids::ElementRef;
 use crate::outline::quote;

@@ -1,6 +1,8 @@
 //! The step kinds of `act_ui`, defined once: each one's wire name, the fields it takes besides
 //! `action`, and what it does. The list of names, the per-step field check, the `action` enum
 //! of the JSON schema, [`crate::Step::name`] and the generated tool docs all read this table.
+//! Beside them the event kinds of `desktop_input` ([`DesktopEvent`]): the service decodes them,
+//! a backend names each event's report by them ([`crate::ScreenInput::event`]).
 
 use crate::vocab::vocabulary;
 
@@ -99,6 +101,29 @@ vocabulary!(
         Right = "right",
         /// Middle.
         Middle = "middle",
+    }
+);
+
+vocabulary!(
+    /// The kind of a `desktop_input` event: raw input at pixels of a screenshot
+    /// ([`crate::ScreenInput`] once mapped to the screen).
+    DesktopEvent {
+        /// Move the pointer to x, y.
+        MoveMouse = "moveMouse",
+        /// Click at x, y (button, count).
+        Click = "click",
+        /// Turn the wheel at x, y (scrollX, scrollY).
+        Scroll = "scroll",
+        /// Press, move along path, release.
+        Drag = "drag",
+        /// Type text.
+        TypeText = "typeText",
+        /// Press key chords in order.
+        Keypress = "keypress",
+        /// Press one chord and keep it down.
+        KeyDown = "keyDown",
+        /// Release one chord.
+        KeyUp = "keyUp",
     }
 );
 

@@ -427,6 +427,23 @@ pub enum ScreenInput {
     KeyUp(crate::action::KeyChord),
 }
 
+impl ScreenInput {
+    /// The kind of event, as `desktop_input` names it (the name of its step report).
+    pub fn event(&self) -> crate::action::DesktopEvent {
+        use crate::action::DesktopEvent;
+        match self {
+            ScreenInput::Move(..) => DesktopEvent::MoveMouse,
+            ScreenInput::Click { .. } => DesktopEvent::Click,
+            ScreenInput::Scroll { .. } => DesktopEvent::Scroll,
+            ScreenInput::Drag(..) => DesktopEvent::Drag,
+            ScreenInput::Type(_) => DesktopEvent::TypeText,
+            ScreenInput::Keys(_) => DesktopEvent::Keypress,
+            ScreenInput::KeyDown(_) => DesktopEvent::KeyDown,
+            ScreenInput::KeyUp(_) => DesktopEvent::KeyUp,
+        }
+    }
+}
+
 /// Whole-desktop capture, raw input, app activation and the clipboard.
 #[async_trait]
 pub trait ScreenControl: Send + Sync {

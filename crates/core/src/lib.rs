@@ -41,7 +41,7 @@ pub mod web;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use action::{ActionKind, Button, KeyChord, Keys, RawStep, Step, Target};
+pub use action::{ActionKind, Button, DesktopEvent, KeyChord, Keys, RawStep, Step, Target};
 pub use backend::{
     ActRequest, Backend, BrowserControl, Check, Deadline, Doctor, LaunchRequest, Navigation,
     ObserveRequest, ScreenControl, ScreenFrame, ScreenInput,

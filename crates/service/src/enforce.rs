@@ -19,7 +19,7 @@ use serde_json::Value;
 use uidriver_core::{Delivery, Error, RootInfo, RootRef, StateId};
 
 use crate::files::{self, FileAccess, FileRule};
-use crate::{secrets, Policy, Service, ToolResult};
+use crate::{secrets, Policy, Service, ToolName, ToolResult};
 
 /// The policies in force for one call.
 #[derive(Clone, Debug, Default)]
@@ -66,9 +66,10 @@ impl Policies {
     fn before(&self, svc: &Service, tool: &str, args: &mut Value) -> Result<(), Error> {
         self.each(|p| p.check_tool(tool))?;
         let text = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
-        match tool {
-            "evaluate_browser" => self.each(Policy::check_evaluate)?,
-            "desktop_input" => {
+        let name = ToolName::from_name(tool);
+        match name {
+            Some(ToolName::EvaluateBrowser) => self.each(Policy::check_evaluate)?,
+            Some(ToolName::DesktopInput) => {
                 self.each(Policy::check_raw_input)?;
                 if let Some(app) = text("activateApp") {
                     // It may launch the app: `/usr/bin/mousepad --x` is mousepad too.
@@ -79,17 +80,17 @@ impl Policies {
                     self.each(|p| p.check_app(&names))?;
                 }
             }
-            "navigate_browser" | "launch_browser" => {
+            Some(ToolName::NavigateBrowser | ToolName::LaunchBrowser) => {
                 if let Some(url) = text("url") {
                     self.each(|p| p.check_url(&url))?;
                     // Loading an allowed URL into a page that shows a denied origin only
                     // leaves it (and is the way out); back, forward and reload act on it.
-                    if tool == "navigate_browser" {
+                    if name == Some(ToolName::NavigateBrowser) {
                         return Ok(());
                     }
                 }
             }
-            "act_ui" => self.headless(args)?,
+            Some(ToolName::ActUi) => self.headless(args)?,
             _ => {}
         }
         match target(svc, args) {
@@ -237,9 +238,9 @@ fn withhold_file_pages(
 /// The error that stands in for a result whose root now shows `what` (denied by `e`); its
 /// delivery says what the tool had sent.
 fn withheld(root: RootRef, tool: &str, e: Error, what: &str) -> Error {
-    let delivery = match tool {
-        "navigate_browser" => Delivery::Delivered,
-        "act_ui" => Delivery::Maybe,
+    let delivery = match ToolName::from_name(tool) {
+        Some(ToolName::NavigateBrowser) => Delivery::Delivered,
+        Some(ToolName::ActUi) => Delivery::Maybe,
         _ => Delivery::NotDelivered,
     };
     Error {

@@ -23,6 +23,8 @@ use serde_json::Value;
 use uidriver_core::outline::quote;
 use uidriver_core::{Error, ErrorCode, RootKind};
 
+use crate::ToolName;
+
 /// The directories a call's files must lie under, and where that rule came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -234,16 +236,16 @@ enum Named {
 fn named(tool: &str, args: &Value) -> Vec<Named> {
     let path = |k: &str| Named::Path(format!("/{k}"), k.to_string());
     let url = |k: &str| Named::Url(format!("/{k}"), k.to_string());
-    match tool {
-        "save_pdf" | "save_browser_state" => vec![path("path")],
-        "launch_browser" => vec![
+    match ToolName::from_name(tool) {
+        Some(ToolName::SavePdf | ToolName::SaveBrowserState) => vec![path("path")],
+        Some(ToolName::LaunchBrowser) => vec![
             url("url"),
             path("downloadsDir"),
             path("profileDir"),
             path("storageState"),
         ],
-        "navigate_browser" => vec![url("url")],
-        "act_ui" => {
+        Some(ToolName::NavigateBrowser) => vec![url("url")],
+        Some(ToolName::ActUi) => {
             let steps = args.get("actions").and_then(Value::as_array);
             let mut out = Vec::new();
             for (i, s) in steps.into_iter().flatten().enumerate() {

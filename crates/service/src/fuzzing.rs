@@ -22,7 +22,7 @@ pub fn tool_args(data: &[u8]) {
     };
     let tool = TOOLS
         .get(pick as usize % (TOOLS.len() + 1))
-        .map_or("no_such_tool", |t| t.name);
+        .map_or("no_such_tool", |t| t.name.as_str());
     let Ok(args) = serde_json::from_slice::<Value>(json) else {
         return;
     };

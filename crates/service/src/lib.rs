@@ -9,7 +9,8 @@
 //!   reports progress while it runs.
 //! - `tools/`: one file per tool (arguments, execution, rendering) and the registry [`TOOLS`];
 //!   the registry knows the tools, a tool knows neither the registry nor another tool.
-//! - `tool_names`: every tool's name, for what sits below the tools (policies).
+//! - `tool_names`: [`ToolName`], every tool's name defined once, for the registry, what sits
+//!   below the tools (policies, file roots) and the transports and CLI above.
 //! - `forest`: listing roots across backends, pairing duplicates, ranking, the page a call names.
 //! - `look`: one observation of one root into a stored state (plus image and OCR when asked),
 //!   and the successors of a stored state (its pixels read, a region read again).
@@ -64,6 +65,7 @@ pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
 pub use secrets::{redact_secrets, REDACTED};
 pub use service::{Service, ServiceConfig};
+pub use tool_names::ToolName;
 pub use tools::{tools_markdown, Hints, ToolDef, TOOLS};
 
 impl Service {
@@ -83,7 +85,7 @@ impl Service {
         tool: &str,
         args: Value,
     ) -> ToolResult {
-        let reads = tools::read_only(tool);
+        let reads = ToolName::from_name(tool).is_some_and(ToolName::read_only);
         ctx.run(tool, reads, self.call_as(callers, tool, args))
             .await
     }

@@ -37,7 +37,7 @@ use uidriver_core::{Error, ErrorCode, RootInfo, RootKind};
 
 use crate::files::{resolve, FileAccess};
 use crate::origin::{parse_pattern, pattern_matches, Origin};
-use crate::tool_names::TOOL_NAMES;
+use crate::ToolName;
 
 /// A loaded policy: its rules, where they came from (every denial names the file), and the
 /// secret values it resolved. It travels to the daemon as JSON with each call.
@@ -378,9 +378,9 @@ impl Policy {
     pub fn summary(&self) -> String {
         let r = &self.rules;
         let mut s = format!("policy {}: valid\n", self.source);
-        let (tools, denied): (Vec<&str>, Vec<&str>) = TOOL_NAMES
+        let (tools, denied): (Vec<&str>, Vec<&str>) = ToolName::ALL
             .iter()
-            .copied()
+            .map(|t| t.as_str())
             .partition(|t| self.tool_allowed(t));
         let _ = writeln!(s, "tools allowed: {}", list_or(&tools, "none"));
         let _ = writeln!(s, "tools denied: {}", list_or(&denied, "none"));
@@ -440,9 +440,9 @@ impl Policy {
     /// `[browser] evaluate` or `[input] raw`. An MCP server lists only these.
     pub fn tool_allowed(&self, tool: &str) -> bool {
         self.check_tool(tool).is_ok()
-            && match tool {
-                "evaluate_browser" => self.check_evaluate().is_ok(),
-                "desktop_input" => self.check_raw_input().is_ok(),
+            && match ToolName::from_name(tool) {
+                Some(ToolName::EvaluateBrowser) => self.check_evaluate().is_ok(),
+                Some(ToolName::DesktopInput) => self.check_raw_input().is_ok(),
                 _ => true,
             }
     }
@@ -451,8 +451,8 @@ impl Policy {
     fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
         if self.restricts_apps() {
-            for t in ["desktop_screenshot", "desktop_input"] {
-                if self.tool_allowed(t) {
+            for t in [ToolName::DesktopScreenshot, ToolName::DesktopInput] {
+                if self.tool_allowed(t.as_str()) {
                     w.push(format!("{t} sees or acts on the whole screen, denied applications included; add it to [tools] deny"));
                 }
             }
@@ -552,10 +552,11 @@ fn lists_line_b(b: &Browser) -> String {
 fn validate(r: &Rules) -> Result<(), String> {
     let tools = r.tools.allow.iter().flatten().map(|t| ("allow", t));
     for (key, t) in tools.chain(r.tools.deny.iter().map(|t| ("deny", t))) {
-        if !TOOL_NAMES.contains(&t.as_str()) {
+        if ToolName::from_name(t).is_none() {
+            let all: Vec<&str> = ToolName::ALL.iter().map(|t| t.as_str()).collect();
             return Err(format!(
                 "[tools] {key}: unknown tool {t:?}; tools are {}",
-                TOOL_NAMES.join(", ")
+                all.join(", ")
             ));
         }
     }
@@ -601,7 +602,7 @@ mod tests {
     fn an_empty_file_allows_everything() {
         let p = parse("");
         for t in crate::TOOLS {
-            assert!(p.check_tool(t.name).is_ok());
+            assert!(p.check_tool(t.name.as_str()).is_ok());
         }
         assert!(p.check_app(&["mousepad".into()]).is_ok());
         assert!(p.check_url("https://example.com/").is_ok());

@@ -408,7 +408,7 @@ mod tests {
         for t in crate::tools::TOOLS {
             let s = (t.output_schema)();
             assert_eq!(s["type"], "object", "{}", t.name);
-            walk(t.name, "", &s, &s);
+            walk(t.name.as_str(), "", &s, &s);
         }
     }
 

@@ -19,7 +19,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixStream;
 use tokio::sync::oneshot;
 use uidriver_core::{Delivery, Error, ErrorCode};
-use uidriver_service::{CallContext, FileAccess, Policy, ProgressSink, ToolResult};
+use uidriver_service::{CallContext, FileAccess, Policy, ProgressSink, ToolName, ToolResult};
 
 use crate::caller::ToolCaller;
 use crate::frame::{too_large, MAX_REQUEST_BYTES};
@@ -588,31 +588,12 @@ fn log_tail(path: &Path, n: usize) -> String {
 /// was lost (the waits between grow: 0, 0.4, 0.8 s).
 const RETRIES: u32 = 3;
 
-/// Tools whose call can send input to an application or start something (a replay could act
-/// twice). Every other tool only reads.
-const ACTING_TOOLS: &[&str] = &[
-    "act_ui",
-    "close_root",
-    "desktop_input",
-    "launch_browser",
-    "navigate_browser",
-    "evaluate_browser",
-    "save_pdf",
-    "save_browser_state",
-];
-
-/// Tools that only read (observing, searching, waiting, capturing).
-const READING_TOOLS: &[&str] = &[
-    "find_roots",
-    "observe_ui",
-    "search_ui",
-    "expand_ui",
-    "inspect_ui",
-    "read_text",
-    "wait_for",
-    "browser_log",
-    "desktop_screenshot",
-];
+/// Whether `tool` only reads (observing, searching, waiting, capturing), by the registry's
+/// read-only hint. Any other call can send input to an application or start something, so
+/// sending it again could act twice; a tool the registry does not know counts as one that can.
+fn reads(tool: &str) -> bool {
+    ToolName::from_name(tool).is_some_and(ToolName::read_only)
+}
 
 /// How long a request may wait for its answer: a ping 10 s; a call its own `timeoutMs` (at
 /// least the longest default, 120 s) and 30 s more. Past that the daemon is stopped or wedged,
@@ -632,14 +613,14 @@ fn answer_limit(op: &str, args: &Value) -> Duration {
 /// Whether a call of `tool` whose answer was lost may be sent again on a new daemon: it only
 /// reads, and it is short. A `wait_for` is not, as its deadline ran on the dead daemon.
 fn replays_when_lost(tool: &str) -> bool {
-    READING_TOOLS.contains(&tool) && tool != "wait_for"
+    reads(tool) && tool != ToolName::WaitFor.as_str()
 }
 
 /// `backend_unavailable` for a call the daemon did not answer, with the delivery that is true
 /// of it: `maybe` only when the request was sent and the tool can act; a tool unknown here
 /// counts as one that can.
 fn unanswered(tool: &str, e: &ClientError) -> Error {
-    let acts = ACTING_TOOLS.contains(&tool) || !READING_TOOLS.contains(&tool);
+    let acts = !reads(tool);
     let (delivery, hint) = if matches!(e, ClientError::Unanswered(_)) {
         (
             if acts { Delivery::Maybe } else { Delivery::NotDelivered },
@@ -704,23 +685,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tool_is_either_acting_or_reading() {
-        for t in uidriver_service::TOOLS {
-            let (a, r) = (
-                ACTING_TOOLS.contains(&t.name),
-                READING_TOOLS.contains(&t.name),
-            );
-            assert!(
-                a ^ r,
-                "{}: list it in exactly one of ACTING_TOOLS, READING_TOOLS",
-                t.name
-            );
+    fn only_reading_tools_are_sent_again_and_wait_for_is_not() {
+        for t in [
+            "find_roots",
+            "observe_ui",
+            "browser_log",
+            "desktop_screenshot",
+        ] {
+            assert!(replays_when_lost(t), "{t}");
         }
-        assert_eq!(
-            ACTING_TOOLS.len() + READING_TOOLS.len(),
-            uidriver_service::TOOLS.len(),
-            "no stale names"
-        );
+        for t in [
+            "wait_for",
+            "act_ui",
+            "save_pdf",
+            "launch_browser",
+            "some_new_tool",
+        ] {
+            assert!(!replays_when_lost(t), "{t}");
+        }
     }
 
     #[test]

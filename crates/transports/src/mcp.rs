@@ -79,9 +79,9 @@ fn tool_list() -> Vec<Tool> {
         .iter()
         .map(|t| {
             serde_json::from_value(t.to_json()).unwrap_or_else(|e| {
-                tracing::error!(tool = t.name, error = %e, "tool definition does not fit MCP's Tool");
+                tracing::error!(tool = t.name.as_str(), error = %e, "tool definition does not fit MCP's Tool");
                 let mut tool = Tool::default();
-                tool.name = Cow::Borrowed(t.name);
+                tool.name = Cow::Borrowed(t.name.as_str());
                 tool.description = Some(Cow::Borrowed(t.description));
                 tool
             })

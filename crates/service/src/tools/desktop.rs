@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use uidriver_core::action::{Button, KeyChord, Keys, Point};
+use uidriver_core::action::{Button, DesktopEvent, KeyChord, Keys, Point};
 use uidriver_core::{Bounds, Deadline, Error, ErrorCode, ScreenControl, ScreenInput, StepReport};
 
 use crate::frames::{Frame, Frames};
@@ -37,7 +37,8 @@ pub struct ScreenshotArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DesktopAction {
-    /// moveMouse, click, scroll, drag, typeText, keypress, keyDown, keyUp.
+    /// Event kind.
+    #[schemars(with = "DesktopEvent")]
     pub action: String,
     /// Frame image pixel.
     #[serde(default)]
@@ -304,61 +305,94 @@ pub(crate) fn plan(actions: &[DesktopAction], frame: Option<&Frame>) -> Result<P
                 .ok_or_else(|| Error::invalid(&format!("{at}.keys"), "needs keys"))?
                 .chords(&format!("{at}.keys"))
         };
-        let ev = match a.action.as_str() {
-            "moveMouse" => {
+        let event = DesktopEvent::from_wire(&a.action).ok_or_else(|| {
+            let all: Vec<&str> = DesktopEvent::ALL.iter().map(|e| e.as_str()).collect();
+            Error::invalid(
+                &format!("{at}.action"),
+                format!(
+                    "unknown action {:?}; expected {}",
+                    a.action.chars().take(30).collect::<String>(),
+                    all.join(", ")
+                ),
+            )
+        })?;
+        let ev = match event {
+            DesktopEvent::MoveMouse => {
                 let (x, y) = xy(a.x, a.y)?;
                 let (sx, sy) = map(x, y, "x")?;
                 ScreenInput::Move(sx, sy)
             }
-            "click" => {
+            DesktopEvent::Click => {
                 let (x, y) = xy(a.x, a.y)?;
                 let count = a.count.unwrap_or(1);
                 if !(1..=3).contains(&count) {
                     return Err(Error::invalid(&format!("{at}.count"), "expected 1, 2 or 3"));
                 }
                 let (sx, sy) = map(x, y, "x")?;
-                ScreenInput::Click { x: sx, y: sy, button: Button::parse(&at, a.button.as_deref())?, count }
+                ScreenInput::Click {
+                    x: sx,
+                    y: sy,
+                    button: Button::parse(&at, a.button.as_deref())?,
+                    count,
+                }
             }
-            "scroll" => {
+            DesktopEvent::Scroll => {
                 let (x, y) = xy(a.x, a.y)?;
                 let (dx, dy) = (a.scroll_x.unwrap_or(0), a.scroll_y.unwrap_or(0));
                 if (dx == 0 && dy == 0) || dx.abs() > 100 || dy.abs() > 100 {
-                    return Err(Error::invalid(&format!("{at}.scrollY"), "a non-zero amount of at most 100 steps"));
+                    return Err(Error::invalid(
+                        &format!("{at}.scrollY"),
+                        "a non-zero amount of at most 100 steps",
+                    ));
                 }
                 let (sx, sy) = map(x, y, "x")?;
-                ScreenInput::Scroll { x: sx, y: sy, dx, dy }
+                ScreenInput::Scroll {
+                    x: sx,
+                    y: sy,
+                    dx,
+                    dy,
+                }
             }
-            "drag" => {
-                let path = a.path.as_ref().filter(|p| (2..=50).contains(&p.len())).ok_or_else(|| {
-                    Error::invalid(&format!("{at}.path"), "expected 2 to 50 points")
-                })?;
+            DesktopEvent::Drag => {
+                let path = a
+                    .path
+                    .as_ref()
+                    .filter(|p| (2..=50).contains(&p.len()))
+                    .ok_or_else(|| {
+                        Error::invalid(&format!("{at}.path"), "expected 2 to 50 points")
+                    })?;
                 let mut pts = Vec::new();
                 for p in path {
                     pts.push(map(p.x, p.y, "path")?);
                 }
                 ScreenInput::Drag(pts, Button::parse(&at, a.button.as_deref())?)
             }
-            "typeText" => {
-                let t = a.text.clone().filter(|t| !t.is_empty()).ok_or_else(|| Error::invalid(&format!("{at}.text"), "needs text"))?;
+            DesktopEvent::TypeText => {
+                let t = a
+                    .text
+                    .clone()
+                    .filter(|t| !t.is_empty())
+                    .ok_or_else(|| Error::invalid(&format!("{at}.text"), "needs text"))?;
                 if t.chars().count() > uidriver_core::action::MAX_TEXT_CHARS {
                     return Err(Error::invalid(&format!("{at}.text"), "too long"));
                 }
                 ScreenInput::Type(t)
             }
-            "keypress" => ScreenInput::Keys(chords(&a.keys)?),
-            "keyDown" | "keyUp" => {
+            DesktopEvent::Keypress => ScreenInput::Keys(chords(&a.keys)?),
+            DesktopEvent::KeyDown | DesktopEvent::KeyUp => {
                 let mut c = chords(&a.keys)?;
                 if c.len() != 1 {
-                    return Err(Error::invalid(&format!("{at}.keys"), "keyDown and keyUp take exactly one chord"));
+                    return Err(Error::invalid(
+                        &format!("{at}.keys"),
+                        "keyDown and keyUp take exactly one chord",
+                    ));
                 }
                 let chord = c.remove(0);
-                if a.action == "keyDown" { ScreenInput::KeyDown(chord) } else { ScreenInput::KeyUp(chord) }
-            }
-            other => {
-                return Err(Error::invalid(
-                    &format!("{at}.action"),
-                    format!("unknown action {:?}; expected moveMouse, click, scroll, drag, typeText, keypress, keyDown, keyUp", other.chars().take(30).collect::<String>()),
-                ))
+                if event == DesktopEvent::KeyDown {
+                    ScreenInput::KeyDown(chord)
+                } else {
+                    ScreenInput::KeyUp(chord)
+                }
             }
         };
         out.push(ev);
@@ -476,4 +510,29 @@ pub(crate) async fn input(svc: &Service, a: InputArgs) -> Result<ToolResult, Err
         result = result.with_image(&f.image.png);
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(action: &str) -> DesktopAction {
+        serde_json::from_value(serde_json::json!({ "action": action, "text": "x" })).unwrap()
+    }
+
+    #[test]
+    fn the_schema_lists_the_events_plan_knows() {
+        let schema = crate::schema::input::<InputArgs>();
+        let listed = &schema["properties"]["actions"]["items"]["properties"]["action"]["enum"];
+        let all: Vec<&str> = DesktopEvent::ALL.iter().map(|e| e.as_str()).collect();
+        assert_eq!(listed, &serde_json::json!(all));
+        assert!(plan(&[event("typeText")], None).is_ok());
+        let e = plan(&[event("wiggle")], None).unwrap_err();
+        assert!(
+            e.message.starts_with("actions[0].action: "),
+            "{}",
+            e.message
+        );
+        assert!(e.message.ends_with(&all.join(", ")), "{}", e.message);
+    }
 }

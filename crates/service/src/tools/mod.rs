@@ -3,7 +3,8 @@
 //! `tools` command and `docs/TOOLS.md` all come from [`TOOLS`]. The registry knows the tools;
 //! a tool knows neither the registry nor another tool (what they share is in `render.rs`,
 //! `look.rs`, `forest.rs` and `file_out.rs`), and what sits below the tools learns of the
-//! registry only what it is handed (`call.rs`: whether a call only reads, see [`read_only`]).
+//! registry only what it is handed (`call.rs`: whether a call only reads, see
+//! [`ToolName::read_only`]). The names are [`ToolName`]'s (`tool_names.rs`): one entry each.
 
 mod act_ui;
 mod browser;
@@ -24,13 +25,13 @@ use serde_json::Value;
 use uidriver_core::Error;
 
 use crate::schema::{input, output};
-use crate::{decode, Service, ToolResult};
+use crate::{decode, Service, ToolName, ToolResult};
 
 /// One tool: name, title, description, what it may change, and the schemas of its arguments
 /// and of its structured result.
 pub struct ToolDef {
-    /// snake_case verb and noun.
-    pub name: &'static str,
+    /// Its name (one registry entry per [`ToolName`]).
+    pub name: ToolName,
     /// A short human title (hosts show it instead of the name).
     pub title: &'static str,
     /// What it does and when to use it.
@@ -106,7 +107,7 @@ impl ToolDef {
     /// The tool as MCP's `tools/list` carries it (also `uidriver tools --json`).
     pub fn to_json(&self) -> Value {
         serde_json::json!({
-            "name": self.name,
+            "name": self.name.as_str(),
             "title": self.title,
             "description": self.description,
             "inputSchema": (self.schema)(),
@@ -119,7 +120,7 @@ impl ToolDef {
 /// Every tool uidriver serves.
 pub static TOOLS: &[ToolDef] = &[
     ToolDef {
-        name: "find_roots",
+        name: ToolName::FindRoots,
         title: "Find windows and pages",
         description: "Windows, dialogs, menus, popovers, pages as roots (@rN), best first. Start here.",
         hints: READ,
@@ -127,7 +128,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<find_roots::Output>,
     },
     ToolDef {
-        name: "observe_ui",
+        name: ToolName::ObserveUi,
         title: "Observe a window or page",
         description: "A new state (sN) of a root: a folded outline with refs (@eN); search/expand/inspect it rather than re-observe.",
         hints: READ,
@@ -135,7 +136,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<observe_ui::Output>,
     },
     ToolDef {
-        name: "search_ui",
+        name: ToolName::SearchUi,
         title: "Search a state",
         description: "Ranked matches in a stored state (no live look) by text, role, capability.",
         hints: READ,
@@ -143,7 +144,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<search_ui::Output>,
     },
     ToolDef {
-        name: "expand_ui",
+        name: ToolName::ExpandUi,
         title: "Unfold part of a state",
         description: "Unfold an element's subtree in a stored state; a region not fully read (✂) is read live into a new state.",
         hints: READ,
@@ -151,7 +152,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<expand_ui::Output>,
     },
     ToolDef {
-        name: "inspect_ui",
+        name: ToolName::InspectUi,
         title: "Inspect an element",
         description: "All fields of one element in a stored state: role, name, value, states, actions, bounds, ids, unread text.",
         hints: READ,
@@ -159,7 +160,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<inspect_ui::Output>,
     },
     ToolDef {
-        name: "act_ui",
+        name: ToolName::ActUi,
         title: "Act on elements",
         description: "Run 1-20 steps on a state, stopping at the first failure. Reports each step's outcome and evidence, the successor (diff), expect verdict, root changes.",
         hints: WRITE,
@@ -167,7 +168,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<act_ui::Output>,
     },
     ToolDef {
-        name: "read_text",
+        name: ToolName::ReadText,
         title: "Read an element's text",
         description: "Read a character range of an element's text (long texts, cut values).",
         hints: READ,
@@ -175,7 +176,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<read_text::Output>,
     },
     ToolDef {
-        name: "wait_for",
+        name: ToolName::WaitFor,
         title: "Wait for a condition",
         description: "Wait until text, a role or a value appears (gone: disappears) in a root, or a download ends.",
         hints: READ,
@@ -183,7 +184,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<wait_for::Output>,
     },
     ToolDef {
-        name: "close_root",
+        name: ToolName::CloseRoot,
         title: "Close a window or page",
         description: "Ask a window or page to close (never kills); says if it went or which root asks first.",
         hints: WRITE,
@@ -191,7 +192,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<close_root::Output>,
     },
     ToolDef {
-        name: "launch_browser",
+        name: ToolName::LaunchBrowser,
         title: "Launch or attach a browser",
         description: "Start Chromium (private profile) or attach to a CDP endpoint; its pages are roots.",
         hints: Hints {
@@ -203,7 +204,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<browser::LaunchOutput>,
     },
     ToolDef {
-        name: "navigate_browser",
+        name: ToolName::NavigateBrowser,
         title: "Navigate a page",
         description: "Load a URL (or new tab), back, forward or reload; waits for load; a new state (older go stale).",
         hints: WEB_WRITE,
@@ -211,7 +212,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<observe_ui::Output>,
     },
     ToolDef {
-        name: "evaluate_browser",
+        name: ToolName::EvaluateBrowser,
         title: "Run JavaScript in a page",
         description: "Run JavaScript in a page; gives its JSON value (max 64 KiB). Needs --allow-evaluate.",
         hints: WEB_WRITE,
@@ -219,7 +220,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<browser::EvaluateOutput>,
     },
     ToolDef {
-        name: "save_pdf",
+        name: ToolName::SavePdf,
         title: "Save as PDF",
         description: "Print a page to a PDF file (never replaces one unless overwrite).",
         hints: Hints {
@@ -231,7 +232,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<save_pdf::Output>,
     },
     ToolDef {
-        name: "browser_log",
+        name: ToolName::BrowserLog,
         title: "Read a page log",
         description: "A page's console messages, uncaught errors or requests (status, size, ms) after seq since.",
         hints: Hints {
@@ -243,7 +244,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<browser_log::Output>,
     },
     ToolDef {
-        name: "save_browser_state",
+        name: ToolName::SaveBrowserState,
         title: "Save cookies and storage",
         description: "Save cookies and local/session storage to a JSON file (for launch_browser storageState).",
         hints: Hints {
@@ -255,7 +256,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<save_browser_state::Output>,
     },
     ToolDef {
-        name: "desktop_screenshot",
+        name: ToolName::DesktopScreenshot,
         title: "Screenshot the desktop",
         description: "Screen image (fit to 1366x768) as frame fN, optionally OCR'd; for apps without accessibility.",
         hints: READ,
@@ -263,7 +264,7 @@ pub static TOOLS: &[ToolDef] = &[
         output_schema: output::<desktop::ScreenshotOutput>,
     },
     ToolDef {
-        name: "desktop_input",
+        name: ToolName::DesktopInput,
         title: "Raw desktop input",
         description: "Raw input at pixels of a desktop_screenshot frame, activateApp, clipboard (untrusted text); then a new screenshot.",
         hints: WRITE,
@@ -373,37 +374,39 @@ fn type_of(p: &Value) -> String {
 /// postconditions, desktop events), without a service: what a caller's JSON can reach before a
 /// backend is involved; [`crate::fuzzing::tool_args`] drives it with arbitrary input.
 pub(crate) fn check_args(tool: &str, args: Value) -> Result<(), Error> {
-    match tool {
-        "find_roots" => decode::<find_roots::Args>(args).map(drop),
-        "observe_ui" => decode::<observe_ui::Args>(args).map(drop),
-        "search_ui" => decode::<search_ui::Args>(args).map(drop),
-        "expand_ui" => decode::<expand_ui::Args>(args).map(drop),
-        "inspect_ui" => decode::<inspect_ui::Args>(args).map(drop),
-        "act_ui" => act_ui::check(&decode(args)?).map(drop),
-        "read_text" => decode::<read_text::Args>(args).map(drop),
-        "wait_for" => wait_for::check(&decode(args)?).map(drop),
-        "close_root" => decode::<close_root::Args>(args).map(drop),
-        "launch_browser" => decode::<browser::LaunchArgs>(args).map(drop),
-        "navigate_browser" => decode::<browser::NavigateArgs>(args).map(drop),
-        "evaluate_browser" => decode::<browser::EvaluateArgs>(args).map(drop),
-        "save_pdf" => decode::<save_pdf::Args>(args).map(drop),
-        "browser_log" => decode::<browser_log::Args>(args).map(drop),
-        "save_browser_state" => decode::<save_browser_state::Args>(args).map(drop),
-        "desktop_screenshot" => decode::<desktop::ScreenshotArgs>(args).map(drop),
-        "desktop_input" => {
+    let Some(name) = ToolName::from_name(tool) else {
+        return Err(unknown_tool(tool));
+    };
+    match name {
+        ToolName::FindRoots => decode::<find_roots::Args>(args).map(drop),
+        ToolName::ObserveUi => decode::<observe_ui::Args>(args).map(drop),
+        ToolName::SearchUi => decode::<search_ui::Args>(args).map(drop),
+        ToolName::ExpandUi => decode::<expand_ui::Args>(args).map(drop),
+        ToolName::InspectUi => decode::<inspect_ui::Args>(args).map(drop),
+        ToolName::ActUi => act_ui::check(&decode(args)?).map(drop),
+        ToolName::ReadText => decode::<read_text::Args>(args).map(drop),
+        ToolName::WaitFor => wait_for::check(&decode(args)?).map(drop),
+        ToolName::CloseRoot => decode::<close_root::Args>(args).map(drop),
+        ToolName::LaunchBrowser => decode::<browser::LaunchArgs>(args).map(drop),
+        ToolName::NavigateBrowser => decode::<browser::NavigateArgs>(args).map(drop),
+        ToolName::EvaluateBrowser => decode::<browser::EvaluateArgs>(args).map(drop),
+        ToolName::SavePdf => decode::<save_pdf::Args>(args).map(drop),
+        ToolName::BrowserLog => decode::<browser_log::Args>(args).map(drop),
+        ToolName::SaveBrowserState => decode::<save_browser_state::Args>(args).map(drop),
+        ToolName::DesktopScreenshot => decode::<desktop::ScreenshotArgs>(args).map(drop),
+        ToolName::DesktopInput => {
             desktop::plan(&decode::<desktop::InputArgs>(args)?.actions, None).map(drop)
         }
-        other => Err(unknown_tool(other)),
     }
 }
 
-/// Whether `tool` only reads (its read-only hint): a cancelled call of it is dropped at once
-/// (`call.rs`). An unknown tool does not read.
-pub(crate) fn read_only(tool: &str) -> bool {
-    TOOLS
-        .iter()
-        .find(|t| t.name == tool)
-        .is_some_and(|t| t.hints.read_only)
+impl ToolName {
+    /// Whether the tool only reads (its read-only hint in [`TOOLS`]): a cancelled call of it is
+    /// dropped at once (`call.rs`), and a call of it whose answer was lost may be sent again
+    /// (the daemon client).
+    pub fn read_only(self) -> bool {
+        TOOLS.iter().any(|t| t.name == self && t.hints.read_only)
+    }
 }
 
 fn unknown_tool(name: &str) -> Error {
@@ -412,32 +415,38 @@ fn unknown_tool(name: &str) -> Error {
         format!(
             "unknown tool {:?}; expected one of {}",
             name.chars().take(40).collect::<String>(),
-            TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+            TOOLS
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
 }
 
 /// Runs a tool by name.
 pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<ToolResult, Error> {
-    match tool {
-        "find_roots" => find_roots::run(svc, decode(args)?).await,
-        "observe_ui" => observe_ui::run(svc, decode(args)?).await,
-        "search_ui" => search_ui::run(svc, decode(args)?).await,
-        "expand_ui" => expand_ui::run(svc, decode(args)?).await,
-        "inspect_ui" => inspect_ui::run(svc, decode(args)?),
-        "act_ui" => act_ui::run(svc, decode(args)?).await,
-        "read_text" => read_text::run(svc, decode(args)?).await,
-        "wait_for" => wait_for::run(svc, decode(args)?).await,
-        "close_root" => close_root::run(svc, decode(args)?).await,
-        "launch_browser" => browser::launch(svc, decode(args)?).await,
-        "navigate_browser" => browser::navigate(svc, decode(args)?).await,
-        "evaluate_browser" => browser::evaluate(svc, decode(args)?).await,
-        "save_pdf" => save_pdf::run(svc, decode(args)?).await,
-        "browser_log" => browser_log::run(svc, decode(args)?).await,
-        "save_browser_state" => save_browser_state::run(svc, decode(args)?).await,
-        "desktop_screenshot" => desktop::screenshot(svc, decode(args)?).await,
-        "desktop_input" => desktop::input(svc, decode(args)?).await,
-        other => Err(unknown_tool(other)),
+    let Some(name) = ToolName::from_name(tool) else {
+        return Err(unknown_tool(tool));
+    };
+    match name {
+        ToolName::FindRoots => find_roots::run(svc, decode(args)?).await,
+        ToolName::ObserveUi => observe_ui::run(svc, decode(args)?).await,
+        ToolName::SearchUi => search_ui::run(svc, decode(args)?).await,
+        ToolName::ExpandUi => expand_ui::run(svc, decode(args)?).await,
+        ToolName::InspectUi => inspect_ui::run(svc, decode(args)?),
+        ToolName::ActUi => act_ui::run(svc, decode(args)?).await,
+        ToolName::ReadText => read_text::run(svc, decode(args)?).await,
+        ToolName::WaitFor => wait_for::run(svc, decode(args)?).await,
+        ToolName::CloseRoot => close_root::run(svc, decode(args)?).await,
+        ToolName::LaunchBrowser => browser::launch(svc, decode(args)?).await,
+        ToolName::NavigateBrowser => browser::navigate(svc, decode(args)?).await,
+        ToolName::EvaluateBrowser => browser::evaluate(svc, decode(args)?).await,
+        ToolName::SavePdf => save_pdf::run(svc, decode(args)?).await,
+        ToolName::BrowserLog => browser_log::run(svc, decode(args)?).await,
+        ToolName::SaveBrowserState => save_browser_state::run(svc, decode(args)?).await,
+        ToolName::DesktopScreenshot => desktop::screenshot(svc, decode(args)?).await,
+        ToolName::DesktopInput => desktop::input(svc, decode(args)?).await,
     }
 }
 
@@ -445,10 +454,10 @@ pub(crate) async fn dispatch(svc: &Service, tool: &str, args: Value) -> Result<T
 mod tests {
     use super::*;
 
-    /// Policies know the tools by `tool_names.rs`; it must name what the registry serves.
+    /// The registry serves one tool under each name, in `ToolName`'s order.
     #[test]
-    fn the_names_below_the_registry_are_the_registrys() {
-        let served: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
-        assert_eq!(served, crate::tool_names::TOOL_NAMES);
+    fn the_registry_serves_each_name_once() {
+        let served: Vec<ToolName> = TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(served, ToolName::ALL);
     }
 }

@@ -5,6 +5,8 @@
 
 use serde_json::{json, Value};
 
+use uidriver_service::ToolName;
+
 use super::record::{RootSeen, Target};
 use crate::caller::ToolCaller;
 
@@ -40,7 +42,10 @@ fn is_secret(role: &str, states: &Value) -> bool {
 /// One ref of `state` as a [`Target`]; `None` when the service no longer has the state.
 pub(crate) async fn target(caller: &dyn ToolCaller, state: &str, r: &str) -> Option<Target> {
     let node = caller
-        .call("inspect_ui", json!({ "stateId": state, "ref": r }))
+        .call(
+            ToolName::InspectUi.as_str(),
+            json!({ "stateId": state, "ref": r }),
+        )
         .await;
     if node.is_error {
         return None;
@@ -84,7 +89,10 @@ pub async fn same_elements(
     let mut out = Vec::new();
     for page in 0..5 {
         let r = caller
-            .call("search_ui", search_args(state, role, name, page * 200))
+            .call(
+                ToolName::SearchUi.as_str(),
+                search_args(state, role, name, page * 200),
+            )
             .await;
         let matches = r.structured["matches"].as_array().cloned();
         let Some(matches) = matches.filter(|m| !r.is_error && !m.is_empty()) else {
@@ -126,7 +134,7 @@ async fn path_and_nth(
 
 /// The root `r` as `find_roots` lists it now.
 pub(crate) async fn root(caller: &dyn ToolCaller, r: &str) -> Option<RootSeen> {
-    let listed = caller.call("find_roots", json!({})).await;
+    let listed = caller.call(ToolName::FindRoots.as_str(), json!({})).await;
     roots_in(&listed.structured)
         .into_iter()
         .find(|root| root.r == r)
@@ -152,7 +160,10 @@ pub(crate) fn roots_in(structured: &Value) -> Vec<RootSeen> {
 /// A screenshot of the whole screen (base64 PNG), or why there is none.
 pub(crate) async fn screenshot(caller: &dyn ToolCaller) -> Result<String, String> {
     let r = caller
-        .call("desktop_screenshot", json!({ "ocr": false }))
+        .call(
+            ToolName::DesktopScreenshot.as_str(),
+            json!({ "ocr": false }),
+        )
         .await;
     if r.is_error {
         let code = r.structured.pointer("/error/code").and_then(Value::as_str);

@@ -13,7 +13,7 @@ use std::time::{Instant, SystemTime};
 
 use base64::Engine;
 use serde_json::Value;
-use uidriver_service::{private, redact_secrets, ToolResult, REDACTED};
+use uidriver_service::{private, redact_secrets, ToolName, ToolResult, REDACTED};
 
 use super::capture;
 use super::record::{outcome_of, Call, Client, Header, RootSeen, Target, FORMAT};
@@ -78,7 +78,10 @@ pub(crate) struct Session {
 }
 
 fn is_act(tool: &str) -> bool {
-    matches!(tool, "act_ui" | "desktop_input")
+    matches!(
+        ToolName::from_name(tool),
+        Some(ToolName::ActUi | ToolName::DesktopInput)
+    )
 }
 
 impl Session {
@@ -116,7 +119,7 @@ impl Session {
             return p;
         }
         let state = args["stateId"].as_str().unwrap_or_default().to_string();
-        if tool == "act_ui" {
+        if tool == ToolName::ActUi.as_str() {
             for r in capture::refs_of(args) {
                 p.targets.extend(capture::target(caller, &state, &r).await);
             }
@@ -161,7 +164,7 @@ impl Session {
         self.learn(tool, args, r);
         let after = match (&p.before, r.images.first()) {
             (None, _) => None,
-            (Some(_), Some(img)) if tool == "act_ui" => Some(Ok(img.data.clone())),
+            (Some(_), Some(img)) if tool == ToolName::ActUi.as_str() => Some(Ok(img.data.clone())),
             (Some(_), _) => Some(capture::screenshot(caller).await),
         };
         let mut call = self.record(&p, tool, args, r, ms);
@@ -239,7 +242,7 @@ impl Session {
     fn learn(&self, tool: &str, args: &Value, r: &ToolResult) {
         let mut seen = self.seen();
         let s = &r.structured;
-        if tool == "find_roots" {
+        if tool == ToolName::FindRoots.as_str() {
             for root in capture::roots_in(s) {
                 seen.roots.insert(root.r.clone(), root);
             }

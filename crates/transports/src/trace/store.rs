@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
+use uidriver_service::ToolName;
 
 use super::record::{parse_line, Call, Header, Line, FORMAT};
 
@@ -223,7 +224,11 @@ pub fn list(root: &Path) -> Vec<Summary> {
                     .map_or_else(|| "unknown".into(), |c| c.name.clone()),
                 transport: t.header.transport.clone(),
                 calls: t.calls.len(),
-                acts: t.calls.iter().filter(|c| c.tool == "act_ui").count(),
+                acts: t
+                    .calls
+                    .iter()
+                    .filter(|c| c.tool == ToolName::ActUi.as_str())
+                    .count(),
                 bytes: dir_bytes(&d),
                 path: d,
             })

@@ -3,7 +3,7 @@
 //! with `--mcp`, an MCP server on stdio inside that desktop for a real agent.
 
 use serde_json::{json, Value};
-use uidriver_service::Service;
+use uidriver_service::{Service, ToolName};
 
 use super::sandbox::{start, start_apps};
 use super::{exit, say};
@@ -63,9 +63,9 @@ pub async fn run(a: DemoArgs) -> u8 {
     .unwrap_or(exit::UNAVAILABLE)
 }
 
-async fn step(svc: &Service, tool: &str, args: Value) -> Value {
+async fn step(svc: &Service, tool: ToolName, args: Value) -> Value {
     say(&format!("\n» {tool} {args}"));
-    let r = svc.call(tool, args).await;
+    let r = svc.call(tool.as_str(), args).await;
     let text: String = r.text.lines().take(40).collect::<Vec<_>>().join("\n");
     say(&text);
     if r.text.lines().count() > 40 {
@@ -91,10 +91,10 @@ async fn walk_through() -> u8 {
         return exit::UNAVAILABLE;
     }
     say("uidriver demo: the agent loop on two real GTK apps in a private desktop.");
-    step(&svc, "find_roots", json!({})).await;
+    step(&svc, ToolName::FindRoots, json!({})).await;
     let obs = step(
         &svc,
-        "observe_ui",
+        ToolName::ObserveUi,
         json!({ "app": "gtk3-widget-factory", "maxLines": 30 }),
     )
     .await;
@@ -103,7 +103,7 @@ async fn walk_through() -> u8 {
     };
     let found = step(
         &svc,
-        "search_ui",
+        ToolName::SearchUi,
         json!({ "stateId": state, "text": "checkbutton", "role": "check-box", "limit": 3 }),
     )
     .await;
@@ -121,31 +121,41 @@ async fn walk_through() -> u8 {
         .and_then(|x| x["ref"].as_str())
         .map(str::to_string);
     if let Some(t) = &target {
-        step(&svc, "inspect_ui", json!({ "stateId": state, "ref": t })).await;
         step(
             &svc,
-            "act_ui",
+            ToolName::InspectUi,
+            json!({ "stateId": state, "ref": t }),
+        )
+        .await;
+        step(
+            &svc,
+            ToolName::ActUi,
             json!({ "stateId": state, "actions": [{ "action": "check", "ref": t }] }),
         )
         .await;
     }
     let obs = step(
         &svc,
-        "observe_ui",
+        ToolName::ObserveUi,
         json!({ "app": "mousepad", "maxLines": 20 }),
     )
     .await;
     if let Some(state) = obs["stateId"].as_str() {
         let text = step(
             &svc,
-            "search_ui",
+            ToolName::SearchUi,
             json!({ "stateId": state, "capability": "type-text", "limit": 1 }),
         )
         .await;
         if let Some(r) = first_ref(&text, "matches") {
-            let act = step(&svc, "act_ui", json!({ "stateId": state, "actions": [{ "action": "typeText", "ref": r, "text": "Hello from uidriver ✓" }] })).await;
+            let act = step(&svc, ToolName::ActUi, json!({ "stateId": state, "actions": [{ "action": "typeText", "ref": r, "text": "Hello from uidriver ✓" }] })).await;
             if let Some(next) = act["stateId"].as_str() {
-                step(&svc, "read_text", json!({ "stateId": next, "ref": r })).await;
+                step(
+                    &svc,
+                    ToolName::ReadText,
+                    json!({ "stateId": next, "ref": r }),
+                )
+                .await;
             }
         }
     }

@@ -15,7 +15,7 @@ use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::Backend;
 use uidriver_sandbox::testing::Tracker;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{FileAccess, Service, ServiceConfig, ToolResult, TOOLS};
+use uidriver_service::{FileAccess, Service, ServiceConfig, ToolName, ToolResult};
 
 /// A private desktop and a service over it.
 pub struct Desk {
@@ -103,12 +103,9 @@ pub async fn call(svc: &Service, tool: &str, args: Value) -> ToolResult {
     res
 }
 
-/// Whether `tool` may change an app (its annotations do not say read-only).
+/// Whether `tool` may change an app (the registry does not say it only reads).
 fn acts(tool: &str) -> bool {
-    TOOLS
-        .iter()
-        .find(|t| t.name == tool)
-        .is_some_and(|t| t.annotations()["readOnlyHint"] != Value::Bool(true))
+    ToolName::from_name(tool).is_some_and(|t| !t.read_only())
 }
 
 pub async fn ok(svc: &Service, tool: &str, args: Value) -> Value {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use uidriver_service::REDACTED;
+use uidriver_service::{ToolName, REDACTED};
 use uidriver_transports::trace::{same_elements, Call, RootSeen};
 use uidriver_transports::ToolCaller;
 
@@ -22,15 +22,16 @@ use crate::cli::ServiceFlags;
 /// How long an act's root may take to show up (a dialog the previous act opened).
 const ROOT_WAIT: Duration = Duration::from_secs(8);
 
-/// Tools that change something but are not replayed.
-const NOT_REPLAYED: &[&str] = &[
-    "desktop_input",
-    "navigate_browser",
-    "launch_browser",
-    "evaluate_browser",
-    "close_root",
-    "save_pdf",
-];
+/// Whether a recorded call of `tool` is one of `act_ui`'s, the calls replay runs again.
+fn is_act(tool: &str) -> bool {
+    tool == ToolName::ActUi.as_str()
+}
+
+/// Whether a recorded call of `tool` changed something (the registry does not say the tool
+/// only reads) but is not replayed: every acting tool but `act_ui`.
+fn not_replayed(tool: &str) -> bool {
+    ToolName::from_name(tool).is_some_and(|t| t != ToolName::ActUi && !t.read_only())
+}
 
 /// Where the replay left the recorded path.
 #[derive(Debug, Serialize)]
@@ -78,17 +79,17 @@ pub async fn run(id: &str, json: bool, flags: &ServiceFlags) -> u8 {
     t.calls.sort_by_key(|c| c.seq);
     let mut report = Report {
         trace: t.header.id.clone(),
-        acts: t.calls.iter().filter(|c| c.tool == "act_ui").count(),
+        acts: t.calls.iter().filter(|c| is_act(&c.tool)).count(),
         matched: 0,
         not_replayed: t
             .calls
             .iter()
-            .filter(|c| NOT_REPLAYED.contains(&c.tool.as_str()))
+            .filter(|c| not_replayed(&c.tool))
             .map(|c| format!("#{} {}", c.seq, c.tool))
             .collect(),
         divergence: None,
     };
-    for c in t.calls.iter().filter(|c| c.tool == "act_ui") {
+    for c in t.calls.iter().filter(|c| is_act(&c.tool)) {
         match replay_one(&client, c).await {
             Ok(outcome) => {
                 report.matched += 1;
@@ -160,7 +161,10 @@ async fn replay_one(caller: &dyn ToolCaller, c: &Call) -> Result<String, Diverge
         .is_some_and(|steps| steps.iter().any(|s| s.x.is_some()));
     let mode = if points { "visual" } else { "semantic" };
     let seen = caller
-        .call("observe_ui", json!({ "root": root, "mode": mode }))
+        .call(
+            ToolName::ObserveUi.as_str(),
+            json!({ "root": root, "mode": mode }),
+        )
         .await;
     let Some(state) = seen.structured["stateId"].as_str().map(String::from) else {
         return Err(diverge(
@@ -189,7 +193,7 @@ async fn replay_one(caller: &dyn ToolCaller, c: &Call) -> Result<String, Diverge
         renamed.push((target.r.clone(), now.to_string()));
     }
     rename_refs(&mut args, &renamed);
-    let r = caller.call("act_ui", args).await;
+    let r = caller.call(ToolName::ActUi.as_str(), args).await;
     let outcome = r.structured["outcome"]
         .as_str()
         .unwrap_or("error")
@@ -256,7 +260,7 @@ fn pick<'a>(same: &'a [Value], path: Option<&str>, nth: usize) -> Option<&'a str
 async fn find_root(caller: &dyn ToolCaller, recorded: &RootSeen) -> Result<String, String> {
     let t0 = Instant::now();
     loop {
-        let listed = caller.call("find_roots", json!({})).await;
+        let listed = caller.call(ToolName::FindRoots.as_str(), json!({})).await;
         let roots = listed.structured["roots"]
             .as_array()
             .cloned()
@@ -343,6 +347,21 @@ mod tests {
         );
         assert_eq!(pick(&same, Some("window \"A\" › panel \"Q\""), 2), None);
         assert_eq!(pick(&same, Some("window \"A\" › panel \"R\""), 0), None);
+    }
+
+    #[test]
+    fn acting_calls_but_act_ui_are_listed_as_not_replayed() {
+        for t in [
+            "desktop_input",
+            "navigate_browser",
+            "close_root",
+            "save_browser_state",
+        ] {
+            assert!(not_replayed(t), "{t}");
+        }
+        for t in ["act_ui", "observe_ui", "wait_for", "no_such_tool"] {
+            assert!(!not_replayed(t), "{t}");
+        }
     }
 
     #[test]
