@@ -43,7 +43,20 @@ impl Service {
     /// Lists every backend's roots. Backends that fail or run out of time are reported in the
     /// second value instead of failing the call.
     pub(crate) async fn list_roots(&self, deadline: Deadline) -> (Vec<Listed>, Vec<String>) {
-        let calls = self.backends.iter().map(|b| async move {
+        self.list_roots_of(None, deadline).await
+    }
+
+    /// [`Service::list_roots`] of one backend (`Some(name)`) or of all.
+    async fn list_roots_of(
+        &self,
+        backend: Option<&str>,
+        deadline: Deadline,
+    ) -> (Vec<Listed>, Vec<String>) {
+        let asked = self
+            .backends
+            .iter()
+            .filter(|b| backend.is_none_or(|name| b.name() == name));
+        let calls = asked.map(|b| async move {
             let r = tokio::time::timeout(deadline.remaining(), b.list_roots(deadline)).await;
             (b.name(), r)
         });
@@ -79,7 +92,9 @@ impl Service {
     /// page is a root of its app; and a dialog of GIMP's export plug-in, a child process, is a
     /// root of GIMP's).
     pub(crate) async fn app_roots(&self, info: &RootInfo, deadline: Deadline) -> Vec<Listed> {
-        let (listed, _) = self.list_roots(deadline).await;
+        // Only its backend is asked: the others' roots are filtered out below anyway, and a
+        // slower backend (a browser over CDP) would make every act wait for it.
+        let (listed, _) = self.list_roots_of(Some(&info.backend), deadline).await;
         listed
             .into_iter()
             .filter(|l| {

@@ -374,6 +374,8 @@ pub(crate) async fn observe_effect(
         w.quiet(SETTLE).await;
         seen = check().await;
         at = w.started.elapsed();
+    } else if seen.is_some() {
+        w.quiet_for(verify::AFTERMATH, QUIET * 3).await;
     } else {
         w.quiet(QUIET * 3).await;
     }
@@ -583,7 +585,7 @@ pub(crate) async fn set_checked(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef
             }
         })
         .await;
-    w.quiet(QUIET).await;
+    w.settle(got.is_some()).await;
     match got {
         Some(()) => {
             r.verification.passed = Some(true);
@@ -648,7 +650,7 @@ pub(crate) async fn set_expanded(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRe
             (expanded(ctx, el_ref, &now).await == Some(want)).then_some(())
         })
         .await;
-    w.quiet(QUIET).await;
+    w.settle(got.is_some()).await;
     match got {
         Some(()) => {
             r.verification.passed = Some(true);

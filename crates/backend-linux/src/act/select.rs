@@ -6,7 +6,7 @@ use uidriver_core::choose;
 use uidriver_core::{DeliveryMethod, VerificationMethod};
 use uidriver_core::{ElementRef, ErrorCode, Role, StepReport};
 
-use super::verify::{QUIET, SETTLE};
+use super::verify::SETTLE;
 use super::{nothing_to_send, pick_action, record_answer, refuse, Ctx};
 use crate::atspi::{accessible, action, selection, state as st, Ifaces, Obj};
 use crate::error::LinuxError;
@@ -198,7 +198,7 @@ pub(crate) async fn select(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, val
     let got = w
         .until(SETTLE, || async { is_selected().await.then_some(()) })
         .await;
-    w.quiet(QUIET).await;
+    w.settle(got.is_some()).await;
     match got {
         Some(()) => {
             r.verification.passed = Some(true);

@@ -144,7 +144,7 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
             return;
         }
     }
-    w.quiet(QUIET).await;
+    w.settle(true).await;
 }
 
 /// `typeText` with a ref: `EditableText.InsertText` at the caret (the end when it has none),

@@ -61,7 +61,7 @@ pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
             ((now - v).abs() <= tol).then_some(now)
         })
         .await;
-    w.quiet(QUIET).await;
+    w.settle(got.is_some()).await;
     match got {
         Some(now) => {
             r.verification.passed = Some(true);

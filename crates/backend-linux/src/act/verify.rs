@@ -43,6 +43,10 @@ pub(crate) const SETTLE: Duration = Duration::from_millis(500);
 /// a burst belongs to this step, not the next one). GTK 3 sends a toggle's events within ~1 ms
 /// of each other; 25 ms leaves a wide margin and costs every step that much once.
 pub(crate) const QUIET: Duration = Duration::from_millis(25);
+/// How long the app must be quiet after the element's own change was read back before the
+/// step ends: the rest of that change's burst (a toggle's label, a related state) comes within
+/// a few milliseconds of it; later effects are the successor look's and `expect`'s to see.
+pub(crate) const AFTERMATH: Duration = Duration::from_millis(8);
 
 /// How many objects named by focus events a watch remembers.
 const FOCUS_OBJECTS: usize = 8;
@@ -364,10 +368,23 @@ impl<'a> Watch<'a> {
 
     /// Waits for the rest of a burst: returns once the app was quiet for [`QUIET`] (or `cap`).
     pub(crate) async fn quiet(&mut self, cap: Duration) {
+        self.quiet_for(QUIET, cap).await;
+    }
+
+    /// The end of a step whose effect was (`confirmed`) or was not read back: the rest of the
+    /// burst, [`AFTERMATH`] of quiet after a confirmed effect, else [`QUIET`]; at most
+    /// [`QUIET`] either way.
+    pub(crate) async fn settle(&mut self, confirmed: bool) {
+        let window = if confirmed { AFTERMATH } else { QUIET };
+        self.quiet_for(window, QUIET).await;
+    }
+
+    /// Returns once the app was quiet for `window` (or `cap`).
+    pub(crate) async fn quiet_for(&mut self, window: Duration, cap: Duration) {
         let end = Instant::now() + cap;
         loop {
             let now = Instant::now();
-            if now >= end || !self.next(end.min(now + QUIET)).await {
+            if now >= end || !self.next(end.min(now + window)).await {
                 return;
             }
         }
