@@ -46,7 +46,7 @@ pub(crate) const QUIET: Duration = Duration::from_millis(25);
 /// How long the app must be quiet after the element's own change was read back before the
 /// step ends: the rest of that change's burst (a toggle's label, a related state) comes within
 /// a few milliseconds of it; later effects are the successor look's and `expect`'s to see.
-pub(crate) const AFTERMATH: Duration = Duration::from_millis(8);
+pub(crate) const AFTERMATH: Duration = Duration::from_millis(3);
 
 /// How many objects named by focus events a watch remembers.
 const FOCUS_OBJECTS: usize = 8;
