@@ -232,10 +232,13 @@ pub(crate) async fn observe(
     phases.push(("details", walk.details_done.max(walk.walk_done)));
     let describe_ms = ms(t0);
     if walk.walked > 0 && cached > 0 {
-        notes.push(format!(
-            "cache had {cached} items; {} nodes' children read live",
-            walk.walked
-        ));
+        // How the look was read is the backend's business, not the agent's: a debug event,
+        // not a note every observation would carry.
+        debug!(
+            cached,
+            walked = walk.walked,
+            "cache items; nodes' children read live"
+        );
     }
     if scope.toolkit == Toolkit::Gtk4 {
         unshow_gtk4_boxes(&mut walk.nodes);

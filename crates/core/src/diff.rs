@@ -2,11 +2,12 @@
 //! is worth showing: when the root changed identity, too few nodes kept their refs, or the change
 //! is too big to read as a patch, the full folded view is shown instead.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::ids::ElementRef;
-use crate::outline::{describe, is_transparent, quote};
+use crate::model::{Evidence, Node};
+use crate::outline::{describe, describe_in, is_transparent, plural, quote, SHOWN_STATES};
 use crate::state::State;
 use crate::vocab::StateFlag;
 
@@ -101,86 +102,271 @@ pub fn full_view_reason(base: &State, next: &State, d: &Diff) -> Option<FullView
     if next.carried < MIN_CARRIED {
         return Some(FullViewReason::LowMatch);
     }
-    if d.len() > MAX_DIFF_LINES {
+    if render_diff(base, next, d).lines().count() > MAX_DIFF_LINES {
         return Some(FullViewReason::TooLarge);
     }
     None
 }
 
-/// Renders a diff as `+`/`~`/`-` lines.
+/// Most lines one parent's added or removed children take before the rest is one line.
+const MAX_LINES_PER_PARENT: usize = 6;
+
+/// What a changed line says of its element: role, name, value; the states it has are left to
+/// the change itself (`+focused`) and to the outline.
+fn brief(node: &Node) -> String {
+    let mut n = node.clone();
+    n.states = Evidence::Absent;
+    n.truncated = None;
+    describe(&n)
+}
+
+/// Renders a diff as `+`/`~`/`-` lines, each change said once: an added element's added
+/// children are indented under it, a removed element stands for the removed ones inside it,
+/// elements with the same change share a line, and one parent's many added or removed
+/// children end in a line that counts the rest.
 pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
     let mut s = String::new();
-    for &j in &d.added {
-        let parent = next.snapshot.nodes[j]
-            .parent
-            .map(|p| format!(" (in {})", next.ref_of(p)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "+ {} {}{parent}",
-            next.ref_of(j),
-            describe(&next.snapshot.nodes[j])
-        );
-    }
-    for &(i, j) in &d.updated {
-        let (a, b) = (&base.snapshot.nodes[i], &next.snapshot.nodes[j]);
-        let mut was = Vec::new();
-        if a.name != b.name {
-            was.push(format!(
-                "was {}",
-                a.name
-                    .text()
-                    .map(|t| quote(t, 60))
-                    .unwrap_or_else(|| "none".into())
-            ));
-        }
-        if a.value != b.value || a.numeric != b.numeric {
-            let v = a
-                .numeric
-                .map(|n| n.current.to_string())
-                .or_else(|| a.value.text().map(|t| quote(t, 60)))
-                .unwrap_or_else(|| "none".into());
-            was.push(format!("value was {v}"));
-        }
-        if a.states != b.states {
-            let (sa, sb) = (a.state_set(), b.state_set());
-            let gained: Vec<&str> = sb
-                .iter()
-                .filter(|f| !sa.contains(*f))
-                .map(|f| f.as_str())
-                .collect();
-            let lost: Vec<&str> = sa
-                .iter()
-                .filter(|f| !sb.contains(*f))
-                .map(|f| f.as_str())
-                .collect();
-            if !gained.is_empty() {
-                was.push(format!("+{}", gained.join(" +")));
-            }
-            if !lost.is_empty() {
-                was.push(format!("-{}", lost.join(" -")));
-            }
-        }
-        if a.role != b.role {
-            was.push(format!("was {}", a.role));
-        }
-        let _ = writeln!(
-            s,
-            "~ {} {} ({})",
-            next.ref_of(j),
-            describe(b),
-            was.join(", ")
-        );
-    }
-    for &i in &d.removed {
-        let _ = writeln!(
-            s,
-            "- {} {}",
-            base.ref_of(i),
-            describe(&base.snapshot.nodes[i])
-        );
-    }
+    added_lines(next, &d.added, &mut s);
+    updated_lines(base, next, &d.updated, &mut s);
+    removed_lines(base, &d.removed, &mut s);
     s
+}
+
+/// The nearest ancestor of `i` a reader sees (the parent a line is shown under).
+fn shown_parent(state: &State, i: usize) -> Option<usize> {
+    let mut p = state.snapshot.nodes[i].parent;
+    while let Some(q) = p {
+        if visible(state, q) {
+            return Some(q);
+        }
+        p = state.snapshot.nodes[q].parent;
+    }
+    None
+}
+
+/// The changed elements (`set`, listed in `changed`) whose parent did not change with them, by
+/// the parent they are shown under, in order of first appearance.
+fn tops_by_parent(
+    state: &State,
+    changed: &[usize],
+    set: &HashSet<usize>,
+) -> Vec<(Option<usize>, Vec<usize>)> {
+    let nodes = &state.snapshot.nodes;
+    let inside = |i: usize| nodes[i].parent.is_some_and(|p| set.contains(&p));
+    let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+    for i in changed.iter().copied().filter(|&i| !inside(i)) {
+        let p = shown_parent(state, i);
+        match groups.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, v)) => v.push(i),
+            None => groups.push((p, vec![i])),
+        }
+    }
+    groups
+}
+
+/// `+` lines: the added elements whose parent was there before, each with the added elements
+/// below it indented under it; several under one parent follow a `+ in @eN …:` line.
+fn added_lines(next: &State, added: &[usize], s: &mut String) {
+    let set: HashSet<usize> = added.iter().copied().collect();
+    let nodes = &next.snapshot.nodes;
+    for (p, tops) in tops_by_parent(next, added, &set) {
+        let parent = p.map(|p| next.ref_of(p).to_string()).unwrap_or_default();
+        let (lead, depth) = if tops.len() > 1 && p.is_some() {
+            let of = p.map(|p| brief(&nodes[p])).unwrap_or_default();
+            let _ = writeln!(s, "+ in {parent} {of}:");
+            ("  ".to_string(), 1)
+        } else if p.is_some() {
+            (format!("+ (in {parent}) "), 0)
+        } else {
+            ("+ ".to_string(), 0)
+        };
+        let mut budget = MAX_LINES_PER_PARENT;
+        for (n, &j) in tops.iter().enumerate() {
+            if budget == 0 {
+                let rest: Vec<usize> = tops[n..].to_vec();
+                let _ = writeln!(
+                    s,
+                    "{lead}… and {} (expand_ui {parent})",
+                    roles_of(next, &rest)
+                );
+                break;
+            }
+            let line = describe_in(&nodes[j], p.map(|p| &nodes[p]));
+            let _ = writeln!(s, "{lead}{} {line}", next.ref_of(j));
+            budget -= 1;
+            subtree_lines(next, j, &set, depth, &mut budget, s);
+        }
+    }
+}
+
+/// The added elements below `j`, indented, while `budget` lasts; the rest counted in one line.
+fn subtree_lines(
+    next: &State,
+    j: usize,
+    set: &HashSet<usize>,
+    depth: usize,
+    budget: &mut usize,
+    s: &mut String,
+) {
+    let kids: Vec<usize> = next.snapshot.nodes[j]
+        .children
+        .iter()
+        .copied()
+        .filter(|k| set.contains(k))
+        .collect();
+    let indent = "  ".repeat(depth + 1);
+    for (n, &k) in kids.iter().enumerate() {
+        if *budget == 0 {
+            let below: Vec<usize> = kids[n..]
+                .iter()
+                .flat_map(|&k| next.subtree(k))
+                .filter(|x| set.contains(x))
+                .collect();
+            let _ = writeln!(
+                s,
+                "{indent}… and {} (expand_ui {})",
+                roles_of(next, &below),
+                next.ref_of(j)
+            );
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "{indent}{} {}",
+            next.ref_of(k),
+            describe_in(&next.snapshot.nodes[k], Some(&next.snapshot.nodes[j]))
+        );
+        *budget -= 1;
+        subtree_lines(next, k, set, depth + 1, budget, s);
+    }
+}
+
+/// "3 cells, 1 pane": what a set of elements is, by role, most first.
+fn roles_of(state: &State, of: &[usize]) -> String {
+    let mut counts: Vec<(crate::vocab::Role, usize)> = Vec::new();
+    for &i in of {
+        let r = state.snapshot.nodes[i].role;
+        match counts.iter_mut().find(|(q, _)| *q == r) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    let parts: Vec<String> = counts.iter().map(|(r, n)| plural(*r, *n)).collect();
+    parts.join(", ")
+}
+
+/// What changed in one element: `was "Cancel"`, `value was "A1"`, `+focused -selected`.
+fn change_of(a: &Node, b: &Node) -> (bool, String) {
+    let mut was = Vec::new();
+    if a.name != b.name {
+        was.push(format!(
+            "was {}",
+            a.name
+                .text()
+                .map(|t| quote(t, 60))
+                .unwrap_or_else(|| "none".into())
+        ));
+    }
+    if a.value != b.value || a.numeric != b.numeric {
+        let v = a
+            .numeric
+            .map(|n| n.current.to_string())
+            .or_else(|| a.value.text().map(|t| quote(t, 60)))
+            .unwrap_or_else(|| "none".into());
+        was.push(format!("value was {v}"));
+    }
+    let own = !was.is_empty() || a.role != b.role;
+    if a.states != b.states {
+        let (sa, sb) = (a.state_set(), b.state_set());
+        // The states a line says; a change of others (`focusable`) is in the counts only.
+        let shown = |f: &StateFlag| SHOWN_STATES.contains(f);
+        let gained: Vec<&str> = sb
+            .iter()
+            .filter(|f| !sa.contains(*f) && shown(f))
+            .map(|f| f.as_str())
+            .collect();
+        let lost: Vec<&str> = sa
+            .iter()
+            .filter(|f| !sb.contains(*f) && shown(f))
+            .map(|f| f.as_str())
+            .collect();
+        if !gained.is_empty() {
+            was.push(format!("+{}", gained.join(" +")));
+        }
+        if !lost.is_empty() {
+            was.push(format!("-{}", lost.join(" -")));
+        }
+    }
+    if a.role != b.role {
+        was.push(format!("was {}", a.role));
+    }
+    (own, was.join(", "))
+}
+
+/// `~` lines; elements whose only change is the same change of states share one line.
+fn updated_lines(base: &State, next: &State, updated: &[(usize, usize)], s: &mut String) {
+    let mut shared: Vec<(String, Vec<usize>)> = Vec::new();
+    for &(i, j) in updated {
+        let (a, b) = (&base.snapshot.nodes[i], &next.snapshot.nodes[j]);
+        let (own, change) = change_of(a, b);
+        if change.is_empty() {
+            continue;
+        }
+        if own {
+            let _ = writeln!(s, "~ {} {} ({change})", next.ref_of(j), brief(b));
+            continue;
+        }
+        match shared.iter_mut().find(|(c, _)| *c == change) {
+            Some((_, v)) => v.push(j),
+            None => shared.push((change, vec![j])),
+        }
+    }
+    for (change, js) in shared {
+        let shown = js.len().min(MAX_LINES_PER_PARENT);
+        let mut names: Vec<String> = js[..shown]
+            .iter()
+            .map(|&j| format!("{} {}", next.ref_of(j), brief(&next.snapshot.nodes[j])))
+            .collect();
+        if js.len() > shown {
+            names.push(format!("… {} more", js.len() - shown));
+        }
+        let _ = writeln!(s, "~ {} ({change})", names.join(", "));
+    }
+}
+
+/// `-` lines: the removed elements whose parent stayed, each counting the removed ones inside;
+/// more than a few under one parent are one line that counts them.
+fn removed_lines(base: &State, removed: &[usize], s: &mut String) {
+    let set: HashSet<usize> = removed.iter().copied().collect();
+    let nodes = &base.snapshot.nodes;
+    for (p, tops) in tops_by_parent(base, removed, &set) {
+        if tops.len() > 3 {
+            let parent = p
+                .map(|p| format!(" from {}", base.ref_of(p)))
+                .unwrap_or_default();
+            let name = |i: usize| nodes[i].name.text().map(|t| quote(t, 40));
+            let span = match (name(tops[0]), name(tops[tops.len() - 1])) {
+                (Some(a), Some(b)) => format!(" ({a} … {b})"),
+                _ => String::new(),
+            };
+            let _ = writeln!(s, "- {}{parent}{span}", roles_of(base, &tops));
+            continue;
+        }
+        for &i in &tops {
+            let within = base
+                .subtree(i)
+                .iter()
+                .filter(|&&x| x != i && set.contains(&x))
+                .count();
+            let inner = if within > 0 {
+                format!(" (and {within} inside)")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "- {} {}{inner}", base.ref_of(i), brief(&nodes[i]));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -238,6 +424,32 @@ mod tests {
         assert_eq!((d.added.len(), d.removed.len(), d.updated.len()), (0, 0, 1));
         assert_eq!(full_view_reason(&a, &b, &d), None);
         assert!(render_diff(&a, &b, &d).contains("~ @e3 button \"Close\" (was \"Cancel\")"));
+    }
+
+    #[test]
+    fn a_change_is_said_once_and_many_removed_are_one_line() {
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let a = state(1, snap("w", &names), None);
+        let mut s = snap("w", &names);
+        for n in &mut s.nodes[1..4] {
+            n.states = Evidence::Known(crate::StateSet::EMPTY.with(StateFlag::Disabled));
+        }
+        s.nodes[0].children.truncate(4);
+        s.nodes.truncate(5);
+        let b = state(2, s, Some(a.clone()));
+        let d = diff(&a, &b);
+        let text = render_diff(&a, &b, &d);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "~ @e2 button \"a\", @e3 button \"b\", @e4 button \"c\" (+disabled)",
+                "- @e6 button \"e\"",
+                "- @e7 button \"f\"",
+            ],
+            "{text}"
+        );
+        assert_eq!(d.len(), 5);
     }
 
     #[test]

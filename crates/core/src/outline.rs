@@ -74,7 +74,8 @@ pub fn quote(s: &str, max_chars: usize) -> String {
     out
 }
 
-const SHOWN_STATES: &[StateFlag] = &[
+/// The states a line says (others, like `focusable`, are in `inspect_ui`).
+pub(crate) const SHOWN_STATES: &[StateFlag] = &[
     StateFlag::Focused,
     StateFlag::Editable,
     StateFlag::MultiLine,
@@ -96,6 +97,18 @@ const SHOWN_STATES: &[StateFlag] = &[
 
 /// The part of a line after the ref: role, name, value, states, notes.
 pub fn describe(node: &Node) -> String {
+    describe_in(node, None)
+}
+
+/// `describe` for a line under `parent`: a state the parent's line already says for all it
+/// holds (`editable` under an editable document or table) is not said again, and `multi-line`
+/// is said of text fields only (where Return inserts a line instead of acting).
+pub fn describe_in(node: &Node, parent: Option<&Node>) -> String {
+    let inherited =
+        |f: StateFlag| f == StateFlag::Editable && parent.is_some_and(|p| p.has_state(f));
+    let said = |f: StateFlag| {
+        !inherited(f) && (f != StateFlag::MultiLine || matches!(node.role, Role::Text))
+    };
     let mut s = String::new();
     s.push_str(node.role.as_str());
     if let Some(name) = node.name.text() {
@@ -134,7 +147,7 @@ pub fn describe(node: &Node) -> String {
         crate::Evidence::Known(set) => {
             let names: Vec<&str> = SHOWN_STATES
                 .iter()
-                .filter(|f| set.contains(**f))
+                .filter(|f| set.contains(**f) && said(**f))
                 .map(|f| f.as_str())
                 .collect();
             if !names.is_empty() {
@@ -300,7 +313,8 @@ fn composite_cell_name(state: &State, i: usize) -> Option<String> {
     (!names.is_empty()).then(|| names.join(" · "))
 }
 
-fn plural(role: Role, n: usize) -> String {
+/// "1 menu", "6 menus", "2 boxes".
+pub(crate) fn plural(role: Role, n: usize) -> String {
     let r = role.as_str();
     if n == 1 {
         format!("1 {r}")
@@ -311,7 +325,7 @@ fn plural(role: Role, n: usize) -> String {
     }
 }
 
-/// Summary of folded children: "6 menus" or "14 items: 6 buttons, 4 labels, …".
+/// Summary of folded children: "6 menus" or "6 buttons, 4 labels, 2 panes, …".
 fn fold_summary(state: &State, kids: &[usize], hidden: usize) -> String {
     let mut counts: BTreeMap<Role, usize> = BTreeMap::new();
     for &k in kids {
@@ -327,7 +341,7 @@ fn fold_summary(state: &State, kids: &[usize], hidden: usize) -> String {
     } else {
         let listed: Vec<String> = parts.iter().take(3).map(|(r, n)| plural(*r, *n)).collect();
         let more = if parts.len() > 3 { ", …" } else { "" };
-        format!("{} items: {}{more}", kids.len(), listed.join(", "))
+        format!("{}{more}", listed.join(", "))
     };
     if hidden > 0 {
         let _ = write!(s, " (+{hidden} hidden)");
@@ -439,13 +453,23 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
 
     enum Item {
         Node(usize, usize),
+        Blank(Vec<usize>, usize),
         Text(String),
     }
     let mut out = Outline::default();
+    // Unfolded nodes by what their children are, so a second one with the same children (a
+    // second menu bar naming the same menus) is one line pointing at the first.
+    let mut unfolded: Unfolded = HashMap::new();
     let mut stack = vec![Item::Node(from, 0)];
     while let Some(item) = stack.pop() {
         let (i, depth) = match item {
             Item::Node(i, d) => (i, d),
+            Item::Blank(run, depth) => {
+                blank_run_line(state, &run, depth, &mut out.text);
+                out.lines += 1;
+                out.folded += 1;
+                continue;
+            }
             Item::Text(t) => {
                 out.text.push_str(&t);
                 out.text.push('\n');
@@ -458,14 +482,32 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
         if let Some(name) = composite_cell_name(state, i).filter(|_| !forced.contains(&i)) {
             let mut named = node.clone();
             named.name = crate::Evidence::Known(name);
-            let _ = writeln!(out.text, "{indent}{} {}", state.ref_of(i), describe(&named));
+            let parent = node.parent.map(|p| &state.snapshot.nodes[p]);
+            let _ = writeln!(
+                out.text,
+                "{indent}{} {}",
+                state.ref_of(i),
+                describe_in(&named, parent)
+            );
             out.lines += 1;
             continue;
         }
-        let _ = write!(out.text, "{indent}{} {}", state.ref_of(i), describe(node));
+        let parent = (i != from)
+            .then_some(node.parent)
+            .flatten()
+            .map(|p| &state.snapshot.nodes[p]);
+        let _ = write!(
+            out.text,
+            "{indent}{} {}",
+            state.ref_of(i),
+            describe_in(node, parent)
+        );
         if pixels_only(&state.snapshot.nodes, i) {
             out.text.push_str(PIXELS_ONLY);
         }
+        let repeat = plan
+            .get(&i)
+            .and_then(|(_, kids, _)| repeat_of(state, i, kids, &forced, &mut unfolded));
         match plan.get(&i) {
             None => {
                 let (kids, hidden) = display_children(state, i, opts.show_hidden);
@@ -474,6 +516,17 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                     out.folded += 1;
                 }
                 out.text.push('\n');
+                out.lines += 1;
+            }
+            Some((_, kids, hidden)) if repeat.is_some() => {
+                let first = repeat.unwrap_or(i);
+                let _ = writeln!(
+                    out.text,
+                    " ▸ {}, as {}",
+                    fold_summary(state, kids, *hidden),
+                    state.ref_of(first)
+                );
+                out.folded += 1;
                 out.lines += 1;
             }
             Some((shown, kids, hidden)) => {
@@ -490,19 +543,117 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                         .filter(|k| !shown.contains(k))
                         .collect();
                     stack.push(Item::Text(format!(
-                        "{indent}  … {} more ({}; search_ui, or expand_ui {})",
-                        rest.len(),
+                        "{indent}  … and {} (search_ui, or expand_ui {})",
                         fold_summary(state, &rest, 0),
                         state.ref_of(i)
                     )));
                 }
-                for &k in shown.iter().rev() {
-                    stack.push(Item::Node(k, depth + 1));
+                for run in blank_runs(state, shown, &forced).into_iter().rev() {
+                    match run.as_slice() {
+                        [k] => stack.push(Item::Node(*k, depth + 1)),
+                        _ => stack.push(Item::Blank(run, depth + 1)),
+                    }
                 }
             }
         }
     }
     out
+}
+
+/// Unfolded nodes by their role and their children's roles and names.
+type Unfolded<'s> = HashMap<(Role, Vec<(Role, Option<&'s str>)>), usize>;
+
+/// The earlier unfolded node whose children are `i`'s (same roles and names, at least three),
+/// when `i` is off the forced path; else `None`, and `i` is remembered for later ones.
+fn repeat_of<'s>(
+    state: &'s State,
+    i: usize,
+    kids: &[usize],
+    forced: &HashSet<usize>,
+    unfolded: &mut Unfolded<'s>,
+) -> Option<usize> {
+    if kids.len() < 3 || forced.contains(&i) {
+        return None;
+    }
+    let nodes = &state.snapshot.nodes;
+    let key = (
+        nodes[i].role,
+        kids.iter()
+            .map(|&k| (nodes[k].role, nodes[k].name.text()))
+            .collect(),
+    );
+    match unfolded.get(&key) {
+        Some(&first) if first != i => Some(first),
+        Some(_) => None,
+        None => {
+            unfolded.insert(key, i);
+            None
+        }
+    }
+}
+
+/// Whether a node is a blank cell of a grid: a named, editable cell with no value, no children
+/// and nothing that singles it out (focus, selection, a cut).
+pub(crate) fn is_blank_cell(node: &Node) -> bool {
+    node.role == Role::Cell
+        && node.children.is_empty()
+        && node.truncated.is_none()
+        && node.numeric.is_none()
+        && node.name.text().is_some()
+        && node.value.text().is_none_or(|v| v.is_empty())
+        && node.has_state(StateFlag::Editable)
+        && !node.has_state(StateFlag::Focused)
+        && !node.has_state(StateFlag::Selected)
+}
+
+/// `shown` cut into runs: three or more blank cells in a row with the same states are one run
+/// (one line), every other child a run of its own.
+fn blank_runs(state: &State, shown: &[usize], forced: &HashSet<usize>) -> Vec<Vec<usize>> {
+    let nodes = &state.snapshot.nodes;
+    let blank = |k: usize| !forced.contains(&k) && is_blank_cell(&nodes[k]);
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &k in shown {
+        match runs.last_mut() {
+            Some(run) if blank(k) && blank(run[0]) && nodes[run[0]].states == nodes[k].states => {
+                run.push(k)
+            }
+            _ => runs.push(vec![k]),
+        }
+    }
+    // Runs too short to be worth a line of their own are their cells again.
+    runs.into_iter()
+        .flat_map(|run| {
+            if run.len() >= 3 {
+                vec![run]
+            } else {
+                run.into_iter().map(|k| vec![k]).collect()
+            }
+        })
+        .collect()
+}
+
+/// `@e96 … @e109 14 blank cells "E1" … "R1" [editable]`: a run of blank cells as one line;
+/// `search_ui` finds each by its name.
+fn blank_run_line(state: &State, run: &[usize], depth: usize, text: &mut String) {
+    let (first, last) = (run[0], run[run.len() - 1]);
+    let name = |i: usize| quote(state.snapshot.nodes[i].name.text().map_or("", |t| t), 40);
+    let mut blank = state.snapshot.nodes[first].clone();
+    blank.name = crate::Evidence::Absent;
+    blank.value = crate::Evidence::Absent;
+    blank.description = crate::Evidence::Absent;
+    let parent = blank.parent.map(|p| &state.snapshot.nodes[p]);
+    let states = describe_in(&blank, parent);
+    let states = states.strip_prefix(blank.role.as_str()).unwrap_or("");
+    let _ = writeln!(
+        text,
+        "{}{} … {} {} blank cells {} … {}{states}",
+        "  ".repeat(depth),
+        state.ref_of(first),
+        state.ref_of(last),
+        run.len(),
+        name(first),
+        name(last)
+    );
 }
 
 #[cfg(test)]
@@ -588,6 +739,44 @@ mod tests {
             (4, "label \"π\""),
         ];
         assert_lines(&s, &want);
+    }
+
+    #[test]
+    fn blank_cells_in_a_row_are_one_line_and_a_repeated_menu_bar_points_at_the_first() {
+        let mut spec = vec![(Role::Window, "w", None), (Role::Table, "Sheet", Some(0))];
+        for name in ["A1", "B1", "C1", "D1", "E1"] {
+            spec.push((Role::Cell, name, Some(1)));
+        }
+        for bar in [0, 0] {
+            spec.push((Role::MenuBar, "", Some(bar)));
+            let at = spec.len() - 1;
+            for name in ["File", "Edit", "View"] {
+                spec.push((Role::Menu, name, Some(at)));
+            }
+        }
+        let mut nodes = tree(&spec);
+        let editable = crate::StateSet::EMPTY.with(StateFlag::Editable);
+        for n in &mut nodes[1..7] {
+            n.states = Evidence::Known(editable);
+        }
+        nodes[2].value = Evidence::from_text("Item");
+        let s = crate::store::tests::state_of(nodes);
+        let text = render_outline(&s, 0, &OutlineOptions::default()).text;
+        let (a1, b1, e1) = (s.ref_of(2), s.ref_of(3), s.ref_of(6));
+        // `editable` is said by the table, not again by each cell.
+        assert!(
+            text.contains(&format!("{a1} cell \"A1\" = \"Item\"\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{b1} … {e1} 4 blank cells \"B1\" … \"E1\"\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("menu-bar ▸ 3 menus, as {}", s.ref_of(7))),
+            "{text}"
+        );
+        assert_eq!(text.matches("menu \"File\"").count(), 1, "{text}");
     }
 
     #[test]

@@ -74,7 +74,8 @@ impl Send {
             Send::Move => "pointer motion".into(),
             Send::Scroll(dx, dy) => format!("wheel {dx},{dy}"),
             Send::Drag(_) => "drag".into(),
-            Send::Keys(k) => format!("{} key chord(s)", k.len()),
+            Send::Keys(k) if k.len() == 1 => "1 key chord".to_string(),
+            Send::Keys(k) => format!("{} key chords", k.len()),
             Send::Type(t) => format!("{} characters typed", t.chars().count()),
         }
     }

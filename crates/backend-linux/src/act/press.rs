@@ -158,7 +158,9 @@ async fn press_live(
         return refuse(r, ErrorCode::NotSupported, format!("{e} is disabled"));
     }
     if runs_dialogs_inside_action(ctx, el, &l) {
-        let why = "GTK 3 runs a button's or menu item's handler inside its action call, and a dialog it runs would block the app's accessibility until it closed";
+        // GTK 3 runs a button's or menu item's handler inside its action call, and a dialog it
+        // runs would block the app's accessibility until it closed.
+        let why = "a GTK 3 action would run its dialogs inside the call";
         super::pointer::click_element(ctx, r, el, Send::Click(Button::Left, 1), Some(why)).await;
         note_opened(r, opened);
         return;

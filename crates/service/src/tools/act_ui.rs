@@ -740,6 +740,11 @@ fn roots_text(root: RootRef, r: &ActReport, text: &mut String) {
     change_lines(&opened, &gone, root, text);
 }
 
+/// Most outline lines of a successor shown in full: an act's result reports the act, so its
+/// view is a short one (what an agent asking `observe_ui` for `maxLines: 60` reads); the
+/// folded rest is one `search_ui` or `expand_ui` away, or `observe_ui` for a longer look.
+const ACT_VIEW_LINES: usize = 60;
+
 /// The successor as a diff from the base, or in full when a diff would mislead; its counts.
 fn changes_text(
     svc: &Service,
@@ -764,7 +769,7 @@ fn changes_text(
                 uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
             };
             text.push_str(&format!("full view ({why}):\n"));
-            let full = full_view(s, svc.config.outline_lines);
+            let full = full_view(s, svc.config.outline_lines.min(ACT_VIEW_LINES));
             text.push_str(&full.text);
             images = full.images;
         }
@@ -808,8 +813,9 @@ fn step_line(r: &StepReport) -> String {
         }
         None => {}
     }
+    // The evidence in a few words; the whole detail is in the structured step report.
     if let Some(d) = &r.verification.detail {
-        s.push_str(&format!(" — {}", uidriver_core::outline::quote(d, 120)));
+        s.push_str(&format!(" — {}", uidriver_core::outline::quote(d, 80)));
     }
     if let Some(e) = &r.error {
         s.push_str(&format!(" · {}: {}", e.code, e.message));
