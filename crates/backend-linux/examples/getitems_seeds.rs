@@ -8,43 +8,18 @@
 //! ```
 //!
 //! It is not a test: the suite only reads the corpus (`getitems_kept_inputs_replay` in
-//! `tests/fuzz.rs`, whose `item` and `reply` these copy, so a seed is a reply its proptests make).
+//! `tests/fuzz.rs`; both take `item` and `reply` from `tests/getitems/strategies.rs`, so a seed
+//! is a reply its proptests make).
 
 use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use uidriver_backend_linux::fuzzing::WireItem as Item;
-use zbus::zvariant::serialized::Context;
-use zbus::zvariant::{Endian, ObjectPath, OwnedObjectPath};
 
-fn wire_ref() -> impl Strategy<Value = (String, OwnedObjectPath)> {
-    (":1\\.[0-9]{1,3}", "(/[a-z0-9_]{1,8}){1,4}").prop_map(|(bus, path)| {
-        let path = ObjectPath::try_from(path).expect("a valid path by construction");
-        (bus, OwnedObjectPath::from(path))
-    })
-}
-
-fn item() -> impl Strategy<Value = Item> {
-    (
-        (wire_ref(), wire_ref(), wire_ref()),
-        (any::<i32>(), any::<i32>()),
-        proptest::collection::vec("org\\.a11y\\.atspi\\.[A-Za-z]{1,12}", 0..5),
-        (any::<String>(), any::<u32>(), any::<String>()),
-        proptest::collection::vec(any::<u32>(), 0..3),
-    )
-        .prop_map(|((o, a, p), (i, c), ifaces, (n, r, d), s)| (o, a, p, i, c, ifaces, n, r, d, s))
-}
-
-/// A reply body as an app sends it: byte 0 is the target's header (byte order, offset).
-fn reply(items: &[Item], little: bool, base: usize) -> Vec<u8> {
-    let endian = if little { Endian::Little } else { Endian::Big };
-    let body = zbus::zvariant::to_bytes(Context::new_dbus(endian, base), &items.to_vec())
-        .expect("zvariant encodes what it typed");
-    let mut data = vec![u8::from(little) | (base as u8) << 1];
-    data.extend_from_slice(body.bytes());
-    data
-}
+#[path = "../tests/getitems/strategies.rs"]
+mod strategies;
+use strategies::{item, reply};
 
 fn main() -> std::io::Result<()> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/getitems");
