@@ -411,7 +411,24 @@ impl DaemonClient {
                 // the next connection is refused and a new daemon starts.
                 tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
             }
-            let conn = self.connection().await?;
+            let conn = match self.connection().await {
+                Ok(c) => c,
+                // The handshake of a new connection (the ping that checks the daemon enforces
+                // this client's rules) went to a dying daemon: nothing of this call was sent,
+                // so any call may try again, on the daemon that replaces it.
+                Err(ClientError::Lost) => {
+                    unsent = Some(io::Error::new(
+                        io::ErrorKind::BrokenPipe,
+                        "the daemon closed the connection while it was being checked",
+                    ));
+                    continue;
+                }
+                Err(ClientError::Io(e)) => {
+                    unsent = Some(e);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             match conn.send(id, &line, sink.clone()).await {
                 Ok(rx) => {
                     let Ok(answer) = self.answer_of(&conn, id, rx, limit, &cancel).await else {

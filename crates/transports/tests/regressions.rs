@@ -114,3 +114,57 @@ async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
         ops.lock().unwrap()
     );
 }
+
+/// CI at stop 32: a client that brings rules (file roots, which every MCP session has since
+/// issue 27) checks a new connection with a ping before its call; when that ping went to a
+/// daemon that was dying, the call failed at once (`backend_unavailable`, the daemon "closed the
+/// connection before answering") instead of trying again on the daemon that replaced it, though
+/// nothing of the call had been sent. The first connection here reads one line and closes; later
+/// ones answer the ping (enforcing rules) and the call. Both a read and an act go through.
+#[tokio::test]
+async fn a_call_whose_connection_check_hit_a_dying_daemon_tries_again() {
+    for tool in ["find_roots", "act_ui"] {
+        let dir = Dir::new("dying-check");
+        let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
+        let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = taken.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut lines = BufReader::new(stream);
+                    let mut line = String::new();
+                    while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
+                        if n == 0 {
+                            return;
+                        }
+                        let req: Value = serde_json::from_str(&line).unwrap();
+                        let answer = match req["op"].as_str() {
+                            Some("ping") => json!({"id": req["id"],
+                                "pong": {"pid": 7, "policies": true, "files": true}}),
+                            _ => json!({"id": req["id"],
+                                "result": {"text": "answered", "structured": {}}}),
+                        };
+                        let mut out = serde_json::to_vec(&answer).unwrap();
+                        out.push(b'\n');
+                        lines.get_mut().write_all(&out).await.unwrap();
+                        line.clear();
+                    }
+                });
+            }
+        });
+        let client = DaemonClient::connect(&dir.socket())
+            .await
+            .unwrap()
+            .with_files(uidriver_service::FileAccess::within(
+                [std::env::temp_dir()],
+                "the test",
+            ));
+        let r = client.call(tool, json!({})).await;
+        assert_eq!(r.text, "answered", "{tool}: {}", r.text);
+        assert!(
+            taken.load(std::sync::atomic::Ordering::SeqCst) >= 2,
+            "a new connection"
+        );
+    }
+}
