@@ -11,9 +11,13 @@ use uidriver_transports::{DaemonClient, ToolCaller};
 mod support;
 use support::{code, policy, Dir};
 
-/// A daemon that dies just after a request reached it: the first connection reads one line and
-/// closes unanswered; later ones answer every `ping` by id. Counts the connections it took.
-async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::AtomicUsize> {
+/// A fake daemon on `path`: each connection reads request lines and writes what `answer` gives
+/// for (the connection's number from 0, the request), closing the connection at `None`. Counts
+/// the connections it took.
+fn fake_daemon(
+    path: &Path,
+    answer: fn(usize, &Value) -> Option<Value>,
+) -> Arc<std::sync::atomic::AtomicUsize> {
     let listener = tokio::net::UnixListener::bind(path).unwrap();
     let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let count = taken.clone();
@@ -24,12 +28,11 @@ async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::Atomic
                 let mut lines = BufReader::new(stream);
                 let mut line = String::new();
                 while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
-                    if n == 0 {
-                        return;
-                    }
                     let req: Value = serde_json::from_str(&line).unwrap();
-                    let answer = json!({"id": req["id"], "pong": {"pid": 7}});
-                    let mut out = serde_json::to_vec(&answer).unwrap();
+                    let Some(reply) = answer(n, &req) else {
+                        return;
+                    };
+                    let mut out = serde_json::to_vec(&reply).unwrap();
                     out.push(b'\n');
                     lines.get_mut().write_all(&out).await.unwrap();
                     line.clear();
@@ -40,13 +43,21 @@ async fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::Atomic
     taken
 }
 
+/// A daemon that dies just after a request reached it: the first connection reads one line and
+/// closes unanswered; later ones answer every `ping` by id.
+fn dies_on_the_first_request(path: &Path) -> Arc<std::sync::atomic::AtomicUsize> {
+    fake_daemon(path, |n, req| {
+        (n > 0).then(|| json!({"id": req["id"], "pong": {"pid": 7}}))
+    })
+}
+
 /// CI (41e40ea, e7cfe60): a read-only call whose answer was lost when its daemon died as it
 /// was sent is sent again on a new daemon (it used to fail the desktop reliability test), and
 /// an act is never replayed: it may have run.
 #[tokio::test]
 async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
     let dir = Dir::new("replay");
-    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let taken = dies_on_the_first_request(&dir.socket());
     let client = DaemonClient::connect(&dir.socket()).await.unwrap();
     let pong = client
         .ping()
@@ -56,7 +67,7 @@ async fn a_read_whose_answer_was_lost_is_sent_again_and_an_act_is_not() {
     assert_eq!(taken.load(std::sync::atomic::Ordering::SeqCst), 2);
 
     let dir = Dir::new("no-replay");
-    let taken = dies_on_the_first_request(&dir.socket()).await;
+    let taken = dies_on_the_first_request(&dir.socket());
     let client = DaemonClient::connect(&dir.socket()).await.unwrap();
     let r = client
         .call("act_ui", json!({"stateId": "s", "actions": []}))
@@ -125,33 +136,12 @@ async fn a_client_with_a_policy_refuses_a_daemon_that_would_ignore_it() {
 async fn a_call_whose_connection_check_hit_a_dying_daemon_tries_again() {
     for tool in ["find_roots", "act_ui"] {
         let dir = Dir::new("dying-check");
-        let listener = tokio::net::UnixListener::bind(dir.socket()).unwrap();
-        let taken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let count = taken.clone();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                tokio::spawn(async move {
-                    let mut lines = BufReader::new(stream);
-                    let mut line = String::new();
-                    while lines.read_line(&mut line).await.unwrap_or(0) > 0 {
-                        if n == 0 {
-                            return;
-                        }
-                        let req: Value = serde_json::from_str(&line).unwrap();
-                        let answer = match req["op"].as_str() {
-                            Some("ping") => json!({"id": req["id"],
-                                "pong": {"pid": 7, "policies": true, "files": true}}),
-                            _ => json!({"id": req["id"],
-                                "result": {"text": "answered", "structured": {}}}),
-                        };
-                        let mut out = serde_json::to_vec(&answer).unwrap();
-                        out.push(b'\n');
-                        lines.get_mut().write_all(&out).await.unwrap();
-                        line.clear();
-                    }
-                });
-            }
+        let taken = fake_daemon(&dir.socket(), |n, req| {
+            (n > 0).then(|| match req["op"].as_str() {
+                Some("ping") => json!({"id": req["id"],
+                    "pong": {"pid": 7, "policies": true, "files": true}}),
+                _ => json!({"id": req["id"], "result": {"text": "answered", "structured": {}}}),
+            })
         });
         let client = DaemonClient::connect(&dir.socket())
             .await

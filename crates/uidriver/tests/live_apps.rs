@@ -1620,15 +1620,7 @@ fn firefox_esr_survives_looks_and_a_press_with_its_file_menu_open() {
                 ),
             )
             .expect("user.js");
-            let app = d
-                .launch(&[
-                    "firefox-esr",
-                    "--no-remote",
-                    "--profile",
-                    profile.to_str().expect("utf-8"),
-                    "about:blank",
-                ])
-                .await;
+            let app = launch_firefox(&d, &profile, "about:blank").await;
             let root = root_of(svc, app.pid, "Firefox").await;
             let tabs = json!({ "role": "tab" });
             let s = look_until_found(svc, &root, tabs.clone()).await;
@@ -2446,6 +2438,13 @@ async fn fill_and_submit_order_form(svc: &Service, root: &str, pid: u32, server:
 }
 
 /// Firefox ESR's profile for tests: no first-run pages, no telemetry, no default-browser check.
+/// Firefox ESR on `profile` (its own, `--no-remote`), opening `url`.
+async fn launch_firefox(d: &Desk, profile: &std::path::Path, url: &str) -> App {
+    let profile = profile.to_str().expect("utf-8 profile path");
+    d.launch(&["firefox-esr", "--no-remote", "--profile", profile, url])
+        .await
+}
+
 fn firefox_profile(dir: &std::path::Path) -> std::path::PathBuf {
     let profile = dir.join("profile");
     std::fs::create_dir_all(&profile).expect("profile dir");
@@ -2478,15 +2477,7 @@ fn firefox_esr_form_is_filled_selected_and_submitted_with_expect() {
             let svc = &d.svc;
             let dir = tempdir();
             let profile = firefox_profile(&dir);
-            let app = d
-                .launch(&[
-                    "firefox-esr",
-                    "--no-remote",
-                    "--profile",
-                    profile.to_str().expect("utf-8"),
-                    &server.url,
-                ])
-                .await;
+            let app = launch_firefox(&d, &profile, &server.url).await;
             let root = root_of(svc, app.pid, "Order Form").await;
             fill_and_submit_order_form(svc, &root, app.pid, &server).await;
             let _ = std::fs::remove_dir_all(&dir);
@@ -2836,15 +2827,7 @@ fn firefox_esr_items_of_a_closed_menu_are_hidden() {
                  user_pref(\"browser.shell.checkDefaultBrowser\", false);\n",
             )
             .expect("user.js");
-            let profile = profile.to_str().expect("utf-8");
-            let argv = [
-                "firefox-esr",
-                "--no-remote",
-                "--profile",
-                profile,
-                "about:blank",
-            ];
-            let app = d.launch(&argv).await;
+            let app = launch_firefox(&d, &profile, "about:blank").await;
             let root = root_of(svc, app.pid, "Firefox").await;
             settled(svc, app.pid).await;
             let item = json!({ "text": "New Private Window", "role": "menu-item" });
@@ -3217,15 +3200,7 @@ fn firefox_esr_read_text_reads_embedded_paragraphs_in_place_of_their_marks() {
             let svc = &d.svc;
             let dir = tempdir();
             let profile = firefox_profile(&dir);
-            let app = d
-                .launch(&[
-                    "firefox-esr",
-                    "--no-remote",
-                    "--profile",
-                    profile.to_str().expect("utf-8"),
-                    &server.url,
-                ])
-                .await;
+            let app = launch_firefox(&d, &profile, &server.url).await;
             let root = root_of(svc, app.pid, "Compose Body").await;
             body_reads_its_paragraphs(svc, &root).await;
             assert_running(app.pid, "read_text");
@@ -3868,15 +3843,7 @@ fn firefox_esr_expect_reads_the_new_document_after_each_navigation() {
                 );
                 let dir = tempdir();
                 let profile = firefox_profile(&dir);
-                let app = d
-                    .launch(&[
-                        "firefox-esr",
-                        "--no-remote",
-                        "--profile",
-                        profile.to_str().expect("utf-8"),
-                        &server.url,
-                    ])
-                    .await;
+                let app = launch_firefox(&d, &profile, &server.url).await;
                 let root = root_of(svc, app.pid, "Order Form").await;
                 let button = json!({ "text": "Submit order", "role": "button" });
                 let mut failed = Vec::new();
