@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """`uidriver mcp --http` driven by the official MCP Python SDK's Streamable HTTP client.
 
-Checks: a non-loopback address is refused; requests without the bearer token, or with a wrong
+Checks: a non-loopback address is refused without --allow-remote, and --allow-remote without a
+token the user gave is refused; the probes /healthz and /readyz answer without the token and
+say one word; a remote server (0.0.0.0, --allow-remote, --token-file) serves this host's
+non-loopback address with the file's token, and with --allow-host only that Host; requests without the bearer token, or with a wrong
 one, get 401 and reach no tool; a present Origin that is not loopback gets 403 (with the token
 too) unless allowed with --allow-origin, while a loopback, an allowed or no Origin is served;
 with the token: initialize, tools/list equal to the stdio server's tool names, a bad call
@@ -36,6 +39,87 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 ALLOWED = "http://app.example:3000"
 
 
+def get(url, headers=None):
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def non_loopback_ip():
+    """An address of this host that is not loopback (the one a default route would use)."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+
+
+def started(server):
+    """The URL a starting server announces on stderr, or None."""
+    m, lines = None, []
+    while m is None and len(lines) < 50:
+        line = server.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(r"(http://[0-9.]+:\d+/mcp)", line)
+    threading.Thread(target=lambda: [sys.stderr.write(l) for l in server.stderr], daemon=True).start()
+    return m.group(1) if m else None
+
+
+def remote(exe, check, tmp):
+    """--allow-remote: refused without a token the user gave; served on a non-loopback address
+    with the token from a file; Host narrowed by --allow-host."""
+    env = {k: v for k, v in os.environ.items() if k != "UIDRIVER_MCP_TOKEN"}
+    bad = subprocess.run([exe, "mcp", "--http", "0.0.0.0:0", "--allow-remote"], env=env,
+                         capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and "--token-file" in bad.stderr,
+          f"remote without a given token refused: exit {bad.returncode}, {bad.stderr.strip()!r}")
+    ip = non_loopback_ip()
+    if ip is None:
+        check(False, "this host has a non-loopback address to test --allow-remote on")
+        return
+    token_file = os.path.join(tmp, "token")
+    with open(token_file, "w") as f:
+        f.write(TOKEN + "\n")
+    os.chmod(token_file, 0o600)
+    for hosts in ([], ["uidriver.test"]):
+        args = [exe, "mcp", "--http", "0.0.0.0:0", "--allow-remote", "--token-file", token_file]
+        for h in hosts:
+            args += ["--allow-host", h]
+        server = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            url = started(server)
+            check(url is not None, f"remote server announces its URL ({hosts})")
+            if url is None:
+                continue
+            port = url.rsplit(":", 1)[1].split("/")[0]
+            there = f"http://{ip}:{port}/mcp"
+            auth = {"Authorization": f"Bearer {TOKEN}"}
+            check(post(there, {}) == 401, f"remote, no token: 401 ({hosts})")
+            check(get(f"http://{ip}:{port}/healthz") == (200, "ok"), f"remote /healthz ({hosts})")
+            code = post(there, auth, INITIALIZE)
+            if hosts:
+                check(code == 403, f"--allow-host: Host {ip} refused (403), got {code}")
+                code = post(there, {**auth, "Host": f"uidriver.test:{port}"}, INITIALIZE)
+                check(code == 200, f"--allow-host: Host uidriver.test served, got {code}")
+            else:
+                check(code == 200, f"remote at {ip} with the file's token: 200, got {code}")
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
 def post(url, headers, message=None):
     body = json.dumps(message or {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
     req = urllib.request.Request(url, data=body, method="POST", headers={
@@ -58,20 +142,16 @@ async def main(exe):
 
     server = subprocess.Popen([exe, "mcp", "--http", "127.0.0.1:0", "--allow-origin", ALLOWED], env=env,
                               stderr=subprocess.PIPE, text=True)
+    names = set()
     try:
-        m, lines = None, []
-        while m is None and len(lines) < 50:
-            line = server.stderr.readline()
-            if not line:
-                break
-            lines.append(line)
-            m = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)
-        check(m is not None, f"server announces its URL: {lines!r}")
-        # Keep reading its stderr so a chatty server never blocks on a full pipe.
-        threading.Thread(target=lambda: [sys.stderr.write(l) for l in server.stderr], daemon=True).start()
-        if m is None:
+        url = started(server)
+        check(url is not None, "server announces its URL")
+        if url is None:
             return 1
-        url = m.group(1)
+        base = url.rsplit("/mcp", 1)[0]
+        check(get(base + "/healthz") == (200, "ok"), "liveness without a token: 200 ok")
+        check(get(base + "/readyz") == (200, "ready"), "readiness without a token: 200 ready")
+        check(post(base + "/healthz", {}) == 401, "a POST to a probe path is not a probe: 401")
 
         check(post(url, {}) == 401, "no token: 401")
         check(post(url, {"Authorization": "Bearer wrong-" + TOKEN[6:]}) == 401, "wrong token: 401")
@@ -130,7 +210,10 @@ async def main(exe):
         except subprocess.TimeoutExpired:
             server.kill()
             check(False, "server stops on SIGTERM")
-        subprocess.run([exe, "daemon", "stop"], timeout=30)
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        remote(exe, check, tmp)
+    subprocess.run([exe, "daemon", "stop"], timeout=30)
     return check.exit_code("HTTP transport", f"MCP over HTTP ok: {len(names)} tools")
 
 

@@ -20,6 +20,12 @@ pub trait ToolCaller: Send + Sync + 'static {
         true
     }
 
+    /// Whether calls can run now (an HTTP server's readiness probe): the in-process service
+    /// always; a daemon client when the daemon answers a ping in time.
+    async fn ready(&self) -> bool {
+        true
+    }
+
     /// Calls a tool under `policies` as well as the caller's own. A caller that cannot check
     /// them refuses every call that brings any (fails closed, never ignores a policy).
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {
@@ -93,5 +99,9 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
 
     fn offers(&self, tool: &str) -> bool {
         (**self).offers(tool)
+    }
+
+    async fn ready(&self) -> bool {
+        (**self).ready().await
     }
 }

@@ -667,6 +667,10 @@ fn unanswered(tool: &str, e: &ClientError) -> Error {
     .with_hint(hint)
 }
 
+/// How long a readiness probe waits for the daemon's ping (a kubelet's probe gives 1 s by
+/// default and is told more in the manifests).
+const READY_WITHIN: Duration = Duration::from_secs(2);
+
 #[async_trait]
 impl ToolCaller for DaemonClient {
     async fn call(&self, tool: &str, args: Value) -> ToolResult {
@@ -675,6 +679,14 @@ impl ToolCaller for DaemonClient {
 
     fn offers(&self, tool: &str) -> bool {
         self.policy.as_ref().is_none_or(|p| p.tool_allowed(tool))
+    }
+
+    /// Ready when the daemon answers a ping within [`READY_WITHIN`].
+    async fn ready(&self) -> bool {
+        matches!(
+            tokio::time::timeout(READY_WITHIN, self.ping()).await,
+            Ok(Ok(_))
+        )
     }
 
     async fn call_under(&self, policies: &[Arc<Policy>], tool: &str, args: Value) -> ToolResult {

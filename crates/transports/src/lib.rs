@@ -35,7 +35,8 @@ pub use daemon::{bind_socket, serve_daemon, DaemonOptions};
 pub use frame::{too_large, MAX_REQUEST_BYTES};
 pub use mcp::serve_mcp_stdio;
 pub use mcp_http::{
-    bind_mcp_http, check_options, serve_mcp_http, HttpOptions, MCP_PATH, MIN_TOKEN_LEN,
+    bind_mcp_http, check_options, serve_mcp_http, HttpOptions, LIVE_PATH, MCP_PATH, MIN_TOKEN_LEN,
+    READY_PATH,
 };
 pub use protocol::{ProgressFrame, Request, Response};
 pub use socket::{default_socket_path, runtime_dir};

@@ -1,8 +1,11 @@
 //! MCP over Streamable HTTP (rmcp's server), for clients that connect to a URL instead of
 //! spawning a process. The same handler as stdio serves each session. The listener binds to a
-//! loopback address only, and every request must carry `Authorization: Bearer <token>`: any
-//! local process can reach a loopback port, so the token is what keeps other users' programs
-//! from driving the desktop. Web pages are stopped before rmcp sees their request: a foreign
+//! loopback address unless the user asks for a remote one ([`HttpOptions::remote`], e.g. a
+//! Kubernetes pod's address), and every request must carry `Authorization: Bearer <token>`:
+//! any local process can reach a loopback port, so the token is what keeps other users'
+//! programs from driving the desktop. Two probe paths answer without the token and say
+//! nothing but their verdict: [`LIVE_PATH`] (the server answers) and [`READY_PATH`] (its calls
+//! can run: [`ToolCaller::ready`]). Web pages are stopped before rmcp sees their request: a foreign
 //! `Host` (DNS rebinding; rmcp's check) or a present `Origin` that is neither loopback nor
 //! allowed by the user gets 403. A body larger than [`MAX_REQUEST_BYTES`] is read to its end
 //! and answered (`invalid_args` naming the limit) without reaching rmcp.
@@ -28,14 +31,26 @@ use crate::mcp::{refusal, Handler};
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
 
+/// The liveness probe: 200 `ok` while the server answers.
+pub const LIVE_PATH: &str = "/healthz";
+
+/// The readiness probe: 200 `ready` when calls can run, else 503 `not ready`.
+pub const READY_PATH: &str = "/readyz";
+
 /// Shortest token accepted (a guessable token is no protection).
 pub const MIN_TOKEN_LEN: usize = 16;
 
 /// Where and how the HTTP endpoint listens.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
-    /// A loopback address; port 0 picks a free one.
+    /// A loopback address, or any address when `remote`; port 0 picks a free one.
     pub addr: SocketAddr,
+    /// The user asked to listen beyond loopback (`--allow-remote`): any address may be bound.
+    pub remote: bool,
+    /// `Host` names (or `host:port`) accepted besides loopback ones. Empty and `remote`: any
+    /// host, since the token and the Origin check stand either way; empty and not `remote`:
+    /// loopback names only (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
     /// The bearer token every request must carry.
     pub token: String,
     /// Origins (`scheme://host[:port]`) allowed besides loopback ones, e.g. a local web app's.
@@ -46,13 +61,15 @@ pub struct HttpOptions {
     pub files: uidriver_service::FileAccess,
 }
 
-/// Checks the options before anything listens: loopback only, a long enough token.
+/// Checks the options before anything listens: loopback unless remote was asked for, a long
+/// enough token.
 pub fn check_options(o: &HttpOptions) -> std::io::Result<()> {
-    if !o.addr.ip().is_loopback() {
+    if !o.addr.ip().is_loopback() && !o.remote {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
-                "{} is not a loopback address: MCP over HTTP listens on 127.0.0.1 or ::1 only",
+                "{} is not a loopback address: MCP over HTTP listens on 127.0.0.1 or ::1 unless \
+                 --allow-remote is given (with a token from --token-file or $UIDRIVER_MCP_TOKEN)",
                 o.addr.ip()
             ),
         ));
@@ -133,15 +150,16 @@ pub async fn serve_mcp_http(
     stop: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let mut config = StreamableHttpServerConfig::default();
-    config.allowed_hosts = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    config.allowed_hosts = allowed_hosts(&opts);
     config.max_request_body_bytes = MAX_REQUEST_BYTES;
     let cancel = config.cancellation_token.clone();
     let trace = opts.trace.clone();
     let files = opts.files.clone();
+    let for_sessions = caller.clone();
     let service = StreamableHttpService::new(
         move || {
             Ok(Handler::new(
-                caller.clone(),
+                for_sessions.clone(),
                 trace.clone().map(|t| (t, "http")),
                 files.clone(),
             ))
@@ -157,11 +175,14 @@ pub async fn serve_mcp_http(
             () = &mut stop => break,
         };
         debug!(%peer, "MCP HTTP connection");
-        let (service, access) = (service.clone(), access.clone());
+        let (service, access, caller) = (service.clone(), access.clone(), caller.clone());
         tokio::spawn(async move {
             let handle = hyper::service::service_fn(move |req: Request<Incoming>| {
-                let (service, access) = (service.clone(), access.clone());
+                let (service, access, caller) = (service.clone(), access.clone(), caller.clone());
                 async move {
+                    if let Some(answer) = probe(&req, caller.as_ref()).await {
+                        return Ok(answer);
+                    }
                     if !origin_allowed(&req, &access.allowed_origins) {
                         warn!(origin = ?req.headers().get(hyper::header::ORIGIN), "refused a request from a foreign Origin");
                         return Ok::<_, Infallible>(plain(
@@ -194,6 +215,36 @@ pub async fn serve_mcp_http(
     }
     cancel.cancel();
     Ok(())
+}
+
+/// The `Host` values rmcp accepts: loopback names, the user's, or any when remote without a
+/// list (see [`HttpOptions::allowed_hosts`]).
+fn allowed_hosts(o: &HttpOptions) -> Vec<String> {
+    if o.remote && o.allowed_hosts.is_empty() {
+        return Vec::new();
+    }
+    let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
+    loopback
+        .into_iter()
+        .chain(o.allowed_hosts.iter().cloned())
+        .collect()
+}
+
+/// Answers a probe (`GET` or `HEAD` of [`LIVE_PATH`] or [`READY_PATH`]) before any other check:
+/// a kubelet brings no token. The answer is one word, so a probe learns nothing else.
+async fn probe(req: &Request<Incoming>, caller: &dyn ToolCaller) -> Option<Response<Body>> {
+    if !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD) {
+        return None;
+    }
+    match req.uri().path() {
+        LIVE_PATH => Some(plain(StatusCode::OK, "ok")),
+        READY_PATH => Some(if caller.ready().await {
+            plain(StatusCode::OK, "ready")
+        } else {
+            plain(StatusCode::SERVICE_UNAVAILABLE, "not ready")
+        }),
+        _ => None,
+    }
 }
 
 /// Reads a POST body of at most [`MAX_REQUEST_BYTES`]; a longer one is read to its end and
@@ -275,6 +326,8 @@ mod tests {
         HttpOptions {
             addr: addr.parse().unwrap(),
             token: token.into(),
+            remote: false,
+            allowed_hosts: vec![],
             allowed_origins: vec![],
             trace: None,
             files: uidriver_service::FileAccess::working_dir("a test"),
@@ -324,5 +377,28 @@ mod tests {
         assert!(check_options(&opts("192.168.1.2:80", good)).is_err());
         assert!(check_options(&opts("127.0.0.1:0", "short")).is_err());
         assert!(check_options(&opts("127.0.0.1:0", "has a space in it ok")).is_err());
+    }
+
+    #[test]
+    fn a_remote_address_needs_the_users_say_so_and_hosts_follow_it() {
+        let good = "0123456789abcdef0123";
+        let mut o = opts("0.0.0.0:8765", good);
+        let e = check_options(&o).unwrap_err();
+        assert!(e.to_string().contains("--allow-remote"), "{e}");
+        o.remote = true;
+        assert!(check_options(&o).is_ok());
+        o.token = "short".into();
+        assert!(
+            check_options(&o).is_err(),
+            "remote does not relax the token"
+        );
+        assert!(
+            allowed_hosts(&o).is_empty(),
+            "remote without a list: any Host"
+        );
+        o.allowed_hosts = vec!["uidriver.default.svc".into()];
+        assert_eq!(allowed_hosts(&o).len(), 4);
+        let local = opts("127.0.0.1:0", good);
+        assert_eq!(allowed_hosts(&local), ["localhost", "127.0.0.1", "::1"]);
     }
 }

@@ -135,11 +135,24 @@ pub struct McpArgs {
     #[arg(long)]
     pub standalone: bool,
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR must be a
-    /// loopback address (127.0.0.1:8765; port 0 picks a free one). Every request needs
-    /// `Authorization: Bearer <token>`: $UIDRIVER_MCP_TOKEN, or else a new token written to
-    /// <runtime dir>/mcp-http-token (mode 0600).
+    /// loopback address (127.0.0.1:8765; port 0 picks a free one) unless --allow-remote is
+    /// given. Every request needs `Authorization: Bearer <token>`: --token-file, else
+    /// $UIDRIVER_MCP_TOKEN, else a new token written to <runtime dir>/mcp-http-token (mode
+    /// 0600). GET /healthz and /readyz answer without the token (probes).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// With --http: let ADDR be a non-loopback address (e.g. 0.0.0.0:8765 in a pod). Needs a
+    /// token given by --token-file or $UIDRIVER_MCP_TOKEN (never a generated one).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// With --http: read the bearer token from FILE (e.g. a mounted Kubernetes Secret);
+    /// surrounding whitespace is ignored.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<PathBuf>,
+    /// With --allow-remote: accept only requests whose Host header is HOST (or HOST:PORT)
+    /// besides loopback names; repeatable. Without it a remote server accepts any Host.
+    #[arg(long, value_name = "HOST", requires = "allow_remote")]
+    pub allow_host: Vec<String>,
     /// With --http: also accept requests whose Origin header is ORIGIN (scheme://host[:port]);
     /// repeatable. Requests without Origin, or from a loopback origin, are always accepted; any
     /// other Origin gets 403 (a web page must not reach the desktop).

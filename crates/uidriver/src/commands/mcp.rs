@@ -9,7 +9,8 @@ use std::sync::Arc;
 use uidriver_service::{FileAccess, Policy};
 use uidriver_transports::trace::{self, TraceOptions};
 use uidriver_transports::{
-    bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller, MCP_PATH,
+    bind_mcp_http, runtime_dir, serve_mcp_http, serve_mcp_stdio, HttpOptions, ToolCaller,
+    LIVE_PATH, MCP_PATH, READY_PATH,
 };
 
 use super::daemon::{connect, file_access};
@@ -44,7 +45,13 @@ pub async fn run(a: McpArgs) -> u8 {
     };
     let served = match a.http {
         None => serve_mcp_stdio(caller, trace, files).await,
-        Some(addr) => return serve_http(caller, addr, a.allow_origin, trace, files).await,
+        Some(addr) => {
+            let opts = match http_options(&a, addr, trace, files) {
+                Ok(o) => o,
+                Err(code) => return code,
+            };
+            return serve_http(caller, opts).await;
+        }
     };
     match served {
         Ok(()) => exit::OK,
@@ -69,30 +76,63 @@ fn trace_options(a: &McpArgs, policy: Option<&Policy>) -> Option<Arc<TraceOption
     }))
 }
 
-async fn serve_http(
-    caller: Arc<dyn ToolCaller>,
+/// Where the HTTP endpoint listens and whose token it asks for. A remote listener takes its
+/// token only from the user (file or environment): a generated one would sit in a file the
+/// remote client cannot read.
+fn http_options(
+    a: &McpArgs,
     addr: std::net::SocketAddr,
-    allowed_origins: Vec<String>,
     trace: Option<Arc<TraceOptions>>,
     files: FileAccess,
-) -> u8 {
-    let (token, from) = match std::env::var(TOKEN_ENV) {
-        Ok(t) if !t.is_empty() => (t, format!("${TOKEN_ENV}")),
-        _ => match new_token_file() {
+) -> Result<HttpOptions, u8> {
+    let (token, from) = match given_token(a.token_file.as_deref()) {
+        Ok(Some(given)) => given,
+        Ok(None) if a.allow_remote => {
+            eprintln!(
+                "uidriver mcp: --allow-remote needs a token: give --token-file FILE or set ${TOKEN_ENV}"
+            );
+            return Err(exit::USAGE);
+        }
+        Ok(None) => match new_token_file() {
             Ok((t, path)) => (t, path.display().to_string()),
             Err(e) => {
                 eprintln!("uidriver mcp: cannot write a token file: {e}");
-                return exit::UNAVAILABLE;
+                return Err(exit::UNAVAILABLE);
             }
         },
+        Err(e) => {
+            eprintln!("uidriver mcp: {e}");
+            return Err(exit::USAGE);
+        }
     };
-    let opts = HttpOptions {
+    eprintln!("uidriver mcp: the bearer token comes from {from}");
+    Ok(HttpOptions {
         addr,
         token,
-        allowed_origins,
+        remote: a.allow_remote,
+        allowed_hosts: a.allow_host.clone(),
+        allowed_origins: a.allow_origin.clone(),
         trace,
         files,
-    };
+    })
+}
+
+/// The token the user gave: `--token-file`'s contents (trimmed), else `$UIDRIVER_MCP_TOKEN`;
+/// with where it came from.
+fn given_token(file: Option<&std::path::Path>) -> Result<Option<(String, String)>, String> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+        return Ok(Some((text.trim().to_string(), path.display().to_string())));
+    }
+    Ok(match std::env::var(TOKEN_ENV) {
+        Ok(t) if !t.is_empty() => Some((t, format!("${TOKEN_ENV}"))),
+        _ => None,
+    })
+}
+
+async fn serve_http(caller: Arc<dyn ToolCaller>, opts: HttpOptions) -> u8 {
+    let addr = opts.addr;
     let listener = match bind_mcp_http(&opts).await {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
@@ -105,7 +145,9 @@ async fn serve_http(
         }
     };
     let at = listener.local_addr().unwrap_or(addr);
-    eprintln!("uidriver mcp: serving MCP at http://{at}{MCP_PATH} (bearer token from {from})");
+    eprintln!(
+        "uidriver mcp: serving MCP at http://{at}{MCP_PATH} (probes: {LIVE_PATH}, {READY_PATH})"
+    );
     match serve_mcp_http(caller, listener, opts, stop_signal()).await {
         Ok(()) => exit::OK,
         Err(e) => {
