@@ -48,11 +48,12 @@ fi
 # The official MCP Python SDK drives `uidriver mcp` in the conformance test and the task
 # suite's scripted agents; `jsonschema` checks real results against the tools' output schemas;
 # openpyxl, python-docx, python-pptx and odfpy read the documents the task checkers judge
-# (tasks/lib/read_doc.py); pypdf (pure Python) reads the text of save_pdf's files in its tests.
+# (tasks/lib/read_doc.py); pypdf (pure Python) reads the text of save_pdf's files in its tests;
+# kubernetes-validate checks deploy/kubernetes against the API schemas offline.
 PY=${UIDRIVER_PYTHON:-python3}
-if ! "$PY" -c "import mcp, jsonschema, openpyxl, docx, pptx, odf, pypdf" 2>/dev/null; then
-  log "installing the MCP Python SDK, jsonschema and the document readers"
-  PIP_PKGS=(mcp jsonschema openpyxl python-docx python-pptx odfpy pypdf)
+if ! "$PY" -c "import mcp, jsonschema, openpyxl, docx, pptx, odf, pypdf, kubernetes_validate" 2>/dev/null; then
+  log "installing the MCP Python SDK, jsonschema, the document readers and kubernetes-validate"
+  PIP_PKGS=(mcp jsonschema openpyxl python-docx python-pptx odfpy pypdf kubernetes-validate)
   "$PY" -m pip install -q "${PIP_PKGS[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${PIP_PKGS[@]}"
 fi
 # Fuzzing (docs/FUZZING.md) is opt-in: UIDRIVER_FUZZ=1 adds the nightly toolchain and cargo-fuzz.

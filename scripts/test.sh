@@ -13,3 +13,5 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked -- --include-ignored
+# The Kubernetes manifests against the API schemas (offline).
+./scripts/check-manifests.sh

@@ -7,21 +7,26 @@
 //! Layout: `task.rs` (the file format), `osworld/` (OSWorld's task files read as tasks),
 //! `setup.rs` (preparing a sandbox, running commands in it), `server.rs` (the local web
 //! server), `checkers.rs` (evaluators), `runner.rs` (one task end to end, parallel jobs),
-//! `report.rs` (what the command prints: listings, one task, the report of a run).
+//! `report.rs` (what the command prints: listings, one task, the report of a run), `shard.rs`
+//! (the I-th of N slices of a selection), `merge.rs` (shards' reports merged into one).
 
 mod checkers;
+mod merge;
 mod osworld;
 mod report;
 mod runner;
 mod server;
 mod setup;
+mod shard;
 mod task;
 
 use std::path::PathBuf;
 
+pub use merge::{merge_reports, Merged};
 pub use osworld::Skipped;
 pub use report::{list_json, list_text, report_json, report_text, show_text, skip_line, task_line};
 pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
+pub use shard::Shard;
 pub use task::{Checker, SetupStep, Task};
 
 /// Which tasks to take: the suite's, or OSWorld's with `osworld`, narrowed by `only`, `domain`
@@ -40,6 +45,8 @@ pub struct Selection {
     pub domain: Option<String>,
     /// Only the quick subset (one task per domain).
     pub quick: bool,
+    /// Only this slice of what the rest selects (`--shard I/N`).
+    pub shard: Option<Shard>,
 }
 
 /// The selected tasks, and the selected OSWorld tasks that cannot run here (empty for the
@@ -55,14 +62,20 @@ pub fn select(s: &Selection) -> Result<(Vec<Task>, Vec<Skipped>), String> {
             .is_none_or(|p| task::selects(p, domain, id))
             && s.domain.as_deref().is_none_or(|d| domain == d)
     };
-    let selected = all
+    let selected: Vec<Task> = all
         .into_iter()
         .filter(|t| wanted(&t.domain, &t.id))
         .filter(|t| !s.quick || t.quick)
         .collect();
-    let skipped = skipped
+    let skipped: Vec<Skipped> = skipped
         .into_iter()
         .filter(|s| wanted(&s.domain, &s.id))
         .collect();
-    Ok((selected, skipped))
+    Ok(match s.shard {
+        None => (selected, skipped),
+        Some(shard) => (
+            shard.take(selected, |t| (t.domain.clone(), t.id.clone())),
+            shard.take(skipped, |t| (t.domain.clone(), t.id.clone())),
+        ),
+    })
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::osworld::Skipped;
 use super::runner::TaskResult;
+use super::shard::Shard;
 use super::task::Task;
 
 /// Totals of one domain.
@@ -35,16 +36,25 @@ pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
 }
 
 /// The whole report as JSON: `{tasks: [...], skipped: [...], domains: {...}, passed, total,
-/// seconds}`.
-pub fn report_json(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> serde_json::Value {
-    serde_json::json!({
+/// seconds}`, and `shard: "I/N"` for a shard's (what `tasks merge` reads back).
+pub fn report_json(
+    results: &[TaskResult],
+    skipped: &[Skipped],
+    wall: f64,
+    shard: Option<Shard>,
+) -> serde_json::Value {
+    let mut v = serde_json::json!({
         "tasks": results,
         "skipped": skipped,
         "domains": summarize(results),
         "passed": results.iter().filter(|r| r.passed).count(),
         "total": results.len(),
         "seconds": wall,
-    })
+    });
+    if let Some(s) = shard {
+        v["shard"] = s.to_string().into();
+    }
+    v
 }
 
 fn opt(v: Option<u64>) -> String {

@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uidriver_sandbox::{Sandbox, SandboxConfig};
 
 use super::checkers::evaluate;
@@ -45,7 +45,7 @@ pub struct RunOptions {
 }
 
 /// The outcome of one task.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResult {
     /// The task's id.

@@ -267,6 +267,11 @@ pub struct TasksArgs {
     /// segment or by the SHA-256 (hex) of the whole URL.
     #[arg(long, global = true, value_name = "DIR")]
     pub osworld_cache: Option<PathBuf>,
+    /// Only the I-th of N deterministic slices of the selection (1 <= I <= N), dealt in order
+    /// of domain then id so every domain spreads over the shards; `tasks merge` joins the
+    /// shards' JSON reports.
+    #[arg(long, global = true, value_name = "I/N")]
+    pub shard: Option<uidriver_tasks::Shard>,
 }
 
 /// What `uidriver tasks` does.
@@ -296,5 +301,16 @@ pub enum TasksAction {
         /// Where agent logs go (default: $TMPDIR/uidriver-tasks-PID).
         #[arg(long, value_name = "DIR")]
         log_dir: Option<PathBuf>,
+        /// Also write the JSON report (as --json prints it) to FILE, e.g. a shard's on a
+        /// shared volume.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+    },
+    /// Merge the JSON reports of a run's shards into the report of the whole run (the same
+    /// table and totals); overlapping reports or a missing shard are refused.
+    Merge {
+        /// The shards' reports (`tasks run --shard I/N --report FILE`).
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
     },
 }

@@ -22,7 +22,7 @@ pub use cache::Cache;
 use super::task::Task;
 
 /// An OSWorld task that cannot run here, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Skipped {
     /// The task's id (its uuid).
     pub id: String,

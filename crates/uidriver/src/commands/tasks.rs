@@ -1,10 +1,11 @@
-//! `uidriver tasks list|show|run`: the command line of the task suite. Loading, running and
+//! `uidriver tasks list|show|run|merge`: the command line of the task suite. Loading, running and
 //! judging tasks is `uidriver-tasks`'s job; this file turns the flags into its calls, prints
 //! what it returns and picks the exit status.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
-use uidriver_tasks::{RunOptions, Selection, Skipped, Task};
+use uidriver_tasks::{RunOptions, Selection, Shard, Skipped, Task, TaskResult};
 
 use crate::cli::{TasksAction, TasksArgs};
 use crate::commands::{exit, say};
@@ -25,7 +26,11 @@ fn run_blocking(a: TasksArgs) -> u8 {
         dir,
         osworld,
         osworld_cache,
+        shard,
     } = a;
+    if let TasksAction::Merge { reports } = &action {
+        return merge(reports, json);
+    }
     let selection = Selection {
         dir: uidriver_tasks::find_tasks_dir(dir.as_deref()),
         osworld,
@@ -33,6 +38,7 @@ fn run_blocking(a: TasksArgs) -> u8 {
         only,
         domain,
         quick,
+        shard,
     };
     let (selected, skipped) = match uidriver_tasks::select(&selection) {
         Ok(t) => t,
@@ -63,11 +69,13 @@ fn run_blocking(a: TasksArgs) -> u8 {
             }
             exit::OK
         }
+        TasksAction::Merge { .. } => exit::USAGE,
         TasksAction::Run {
             agent,
             keep,
             jobs,
             log_dir,
+            report,
         } => {
             // Agents reach the tools through this very binary (`uidriver mcp`).
             let uidriver = match std::env::current_exe() {
@@ -85,14 +93,53 @@ fn run_blocking(a: TasksArgs) -> u8 {
                 log_dir: log_dir.unwrap_or_else(uidriver_tasks::default_log_dir),
                 uidriver,
             };
-            run_tasks(selected, &skipped, &opts, json)
+            let out = Output {
+                json,
+                report,
+                shard,
+            };
+            run_tasks(selected, &skipped, &opts, &out)
         }
+    }
+}
+
+/// Where a run's report goes: stdout as text or JSON, and the JSON also to a file.
+struct Output {
+    json: bool,
+    report: Option<PathBuf>,
+    shard: Option<Shard>,
+}
+
+/// `tasks merge`: the shards' reports as one run's; exit as `run` would have.
+fn merge(reports: &[PathBuf], json: bool) -> u8 {
+    let m = match uidriver_tasks::merge_reports(reports) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("uidriver tasks merge: {e}");
+            return exit::USAGE;
+        }
+    };
+    eprintln!("uidriver tasks merge: {} reports", m.reports);
+    if json {
+        say(&uidriver_tasks::report_json(&m.tasks, &m.skipped, m.wall, None).to_string());
+    } else {
+        say(&uidriver_tasks::report_text(&m.tasks, &m.skipped, m.wall));
+    }
+    verdict(&m.tasks)
+}
+
+/// 0 when every task passed.
+fn verdict(results: &[TaskResult]) -> u8 {
+    if results.iter().all(|r| r.passed) {
+        exit::OK
+    } else {
+        exit::TOOL_ERROR
     }
 }
 
 /// `tasks run`: runs `selected` (progress lines on stderr), prints the report; 0 when every
 /// task passed.
-fn run_tasks(selected: Vec<Task>, skipped: &[Skipped], opts: &RunOptions, json: bool) -> u8 {
+fn run_tasks(selected: Vec<Task>, skipped: &[Skipped], opts: &RunOptions, out: &Output) -> u8 {
     for s in skipped {
         eprintln!("{}", uidriver_tasks::skip_line(s));
     }
@@ -109,14 +156,20 @@ fn run_tasks(selected: Vec<Task>, skipped: &[Skipped], opts: &RunOptions, json: 
         eprintln!("{}", uidriver_tasks::task_line(r))
     });
     let wall = t0.elapsed().as_secs_f64();
-    if json {
-        say(&uidriver_tasks::report_json(&results, skipped, wall).to_string());
+    let report = uidriver_tasks::report_json(&results, skipped, wall, out.shard);
+    if let Some(path) = &out.report {
+        if let Err(e) = std::fs::write(path, report.to_string()) {
+            eprintln!(
+                "uidriver tasks run: cannot write the report {}: {e}",
+                path.display()
+            );
+            return exit::UNAVAILABLE;
+        }
+    }
+    if out.json {
+        say(&report.to_string());
     } else {
         say(&uidriver_tasks::report_text(&results, skipped, wall));
     }
-    if results.iter().all(|r| r.passed) {
-        exit::OK
-    } else {
-        exit::TOOL_ERROR
-    }
+    verdict(&results)
 }
