@@ -203,14 +203,28 @@ pub fn signal(pid: u32, sig: Sig) -> bool {
     rustix::process::kill_process(p, s).is_ok()
 }
 
-/// The pid written in an X server lock file (`/tmp/.XN-lock`), if readable.
+/// The pid written in an X server lock file (`/tmp/.XN-lock`), if readable. Xorg ends it with a
+/// newline, wlroots (XWayland's lock, naming the compositor) with a NUL.
 pub fn lock_file_pid(path: &Path) -> Option<u32> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    parse_lock(&std::fs::read_to_string(path).ok()?)
+}
+
+fn parse_lock(text: &str) -> Option<u32> {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\0')
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lock_files_of_xorg_and_wlroots_name_their_pid() {
+        assert_eq!(parse_lock("      4242\n"), Some(4242));
+        assert_eq!(parse_lock("     21742\0"), Some(21742));
+        assert_eq!(parse_lock("x"), None);
+    }
 
     #[test]
     fn parses_stat_with_spaces_and_parens_in_comm() {

@@ -69,6 +69,14 @@ pub enum SandboxError {
         /// The x11rb error, as text.
         message: String,
     },
+    /// The Wayland compositor's IPC (sway's socket) failed or answered something unexpected.
+    #[error("compositor: {context}: {message}")]
+    Compositor {
+        /// What was being done.
+        context: String,
+        /// What went wrong.
+        message: String,
+    },
     /// The state directory holds no usable manifest.
     #[error("bad sandbox manifest {path}: {message}")]
     Manifest {
@@ -123,6 +131,14 @@ impl SandboxError {
     /// Shorthand for [`SandboxError::DBus`].
     pub(crate) fn dbus(context: impl Into<String>, err: impl std::fmt::Display) -> Self {
         SandboxError::DBus {
+            context: context.into(),
+            message: err.to_string(),
+        }
+    }
+
+    /// Shorthand for [`SandboxError::Compositor`].
+    pub(crate) fn compositor(context: impl Into<String>, err: impl std::fmt::Display) -> Self {
+        SandboxError::Compositor {
             context: context.into(),
             message: err.to_string(),
         }

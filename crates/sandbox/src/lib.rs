@@ -1,6 +1,7 @@
-//! `uidriver-sandbox`: start, describe and stop an isolated X11 desktop — Xvfb, a private D-Bus
-//! session bus, the AT-SPI bus with its registry, and openbox — plus the apps run inside it,
-//! stopping exactly what it started (by pid + start time, never by name).
+//! `uidriver-sandbox`: start, describe and stop an isolated desktop — Xvfb and openbox, or a
+//! headless sway on Wayland ([`DisplayServer`]), with a private D-Bus session bus and the AT-SPI
+//! bus with its registry — plus the apps run inside it, stopping exactly what it started (by
+//! pid + start time, never by name).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -17,7 +18,8 @@
 //!
 //! State directory layout: `manifest.json` (see [`Manifest`]), `env` (sourceable
 //! `export K='V'` lines), `*.log` (one per component / app), `session-bus` (socket),
-//! `runtime/` (`XDG_RUNTIME_DIR`, 0700) and `home/` (private `HOME` and XDG base dirs).
+//! `runtime/` (`XDG_RUNTIME_DIR`, 0700; on Wayland also the compositor's socket and sway's IPC
+//! socket), `home/` (private `HOME` and XDG base dirs) and, on Wayland, `sway.config`.
 
 mod answers;
 mod config;
@@ -30,10 +32,11 @@ mod sandbox;
 mod stop;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod wayland;
 mod x11;
 
 pub use answers::{AppAnswer, Verdict, ANSWER_WITHIN, LOG_TAIL_LINES};
-pub use config::SandboxConfig;
+pub use config::{DisplayServer, SandboxConfig};
 pub use error::SandboxError;
 pub use manifest::{Manifest, ProcessRecord, ENV_FILE, MANIFEST_FILE, MANIFEST_FORMAT};
 pub use outage::Component;
@@ -60,6 +63,8 @@ pub(crate) const APP_TMP_SOCKET_SUFFIX: &str = "/.org.chromium.Chromium.XXXXXX/S
 pub mod roles {
     /// The X server.
     pub const XVFB: &str = "xvfb";
+    /// The Wayland compositor (sway), also the window manager there.
+    pub const COMPOSITOR: &str = "compositor";
     /// The private session dbus-daemon.
     pub const SESSION_BUS: &str = "session-bus";
     /// at-spi-bus-launcher.
@@ -71,5 +76,5 @@ pub mod roles {
     /// An app started with `Sandbox::spawn`.
     pub const APP: &str = "app";
     /// Roles whose death means the sandbox is no longer usable.
-    pub const INFRASTRUCTURE: &[&str] = &[XVFB, SESSION_BUS, AT_SPI_LAUNCHER, WM];
+    pub const INFRASTRUCTURE: &[&str] = &[XVFB, COMPOSITOR, SESSION_BUS, AT_SPI_LAUNCHER, WM];
 }

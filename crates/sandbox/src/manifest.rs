@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::SandboxError;
+use crate::{DisplayServer, SandboxError};
 
 /// File name of the JSON manifest inside the state directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -19,8 +19,8 @@ pub const MANIFEST_FORMAT: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ProcessRecord {
-    /// What it is: `xvfb`, `session-bus`, `at-spi-bus-launcher`, `at-spi-child`,
-    /// `window-manager` or `app`.
+    /// What it is: `xvfb`, `compositor`, `session-bus`, `at-spi-bus-launcher`, `at-spi-child`,
+    /// `window-manager` or `app` ([`crate::roles`]).
     pub role: String,
     /// `/proc/PID/comm` when recorded (informational; identity is pid + start time).
     pub comm: String,
@@ -46,9 +46,13 @@ pub struct Manifest {
     pub state_dir: PathBuf,
     /// True if `start` created the state directory itself: `stop` then removes it entirely.
     pub owned_state_dir: bool,
-    /// X display, e.g. `:99`.
+    /// X11 or Wayland (manifests written before Wayland existed are X11).
+    #[serde(default)]
+    pub display_server: DisplayServer,
+    /// The display: X11's `:99`, or the Wayland compositor's socket name (`wayland-1`, in the
+    /// runtime dir).
     pub display: String,
-    /// The display number (99 for `:99`).
+    /// The X display number (99 for `:99`); on Wayland XWayland's, or 0 without XWayland.
     pub display_number: u32,
     /// Value of `UIDRIVER_SANDBOX_ID` in the environment of every process the sandbox starts
     /// (not in the exported env): lets `stop` find daemons that escaped their parent.
@@ -121,6 +125,16 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_from_before_wayland_is_x11() {
+        let json = r#"{"format": 1, "state_dir": "/s", "owned_state_dir": true,
+            "display": ":99", "display_number": 99, "marker": "m", "env": [], "processes": []}"#;
+        let m: Manifest = serde_json::from_str(json).expect("parse");
+        assert_eq!(m.display_server, DisplayServer::X11);
+        let wayland = serde_json::to_string(&DisplayServer::Wayland).expect("json");
+        assert_eq!(wayland, r#""wayland""#);
+    }
+
+    #[test]
     fn manifest_round_trips() {
         let dir =
             std::env::temp_dir().join(format!("uidriver-manifest-test-{}", std::process::id()));
@@ -129,6 +143,7 @@ mod tests {
             format: MANIFEST_FORMAT,
             state_dir: dir.clone(),
             owned_state_dir: true,
+            display_server: DisplayServer::X11,
             display: ":99".into(),
             display_number: 99,
             marker: "abc".into(),

@@ -1,8 +1,9 @@
 //! Taking one part of a running sandbox away and bringing it back, for tests of how a
-//! long-running client survives it: the X server, or the accessibility bus (launcher, its
-//! dbus-daemon and the registry). Only processes the sandbox recorded are signalled, by pid and
-//! start time; a part comes back on the same display or bus address, so the sandbox's env stays
-//! true. Apps are not restarted: what happens to them is what a test observes.
+//! long-running client survives it: the X server, the Wayland compositor, or the accessibility
+//! bus (launcher, its dbus-daemon and the registry). Only processes the sandbox recorded are
+//! signalled, by pid and start time; a part comes back on the same display or bus address, so
+//! the sandbox's env stays true. Apps are not restarted: what happens to them is what a test
+//! observes.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use tracing::info;
 
 use crate::manifest::ProcessRecord;
 use crate::procfs::{self, Sig};
-use crate::{dbus, roles, x11, Sandbox, SandboxError};
+use crate::{dbus, roles, wayland, x11, Sandbox, SandboxError};
 
 /// How long a SIGKILLed process may take to be gone.
 const DEATH_WAIT: Duration = Duration::from_secs(5);
@@ -28,6 +29,8 @@ pub enum Component {
     XServer,
     /// at-spi-bus-launcher, the accessibility dbus-daemon it runs and at-spi2-registryd.
     AccessibilityBus,
+    /// The Wayland compositor (sway). Its clients lose their display with it, XWayland too.
+    Compositor,
 }
 
 impl Component {
@@ -35,6 +38,7 @@ impl Component {
         match self {
             Component::XServer => &[roles::XVFB],
             Component::AccessibilityBus => &[roles::AT_SPI_LAUNCHER, roles::AT_SPI_CHILD],
+            Component::Compositor => &[roles::COMPOSITOR],
         }
     }
 }
@@ -112,7 +116,48 @@ impl Sandbox {
                 Ok(())
             }
             Component::AccessibilityBus => self.restart_at_spi(),
+            Component::Compositor => self.restart_compositor(),
         }
+    }
+
+    /// Starts sway again with its recorded argv and config; it must come back on the socket
+    /// name the sandbox's env says (libwayland takes the first free name, and a dead
+    /// compositor's lock is free again), with its IPC socket where `SWAYSOCK` says.
+    fn restart_compositor(&self) -> Result<(), SandboxError> {
+        self.reap_children();
+        let ipc = PathBuf::from(self.env_var("SWAYSOCK").unwrap_or_default());
+        let want = self
+            .env_var("WAYLAND_DISPLAY")
+            .unwrap_or_default()
+            .to_string();
+        // sway takes SWAYSOCK only when nothing is there: the dead one's socket is.
+        if let Err(e) = std::fs::remove_file(&ipc) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                return Err(SandboxError::io(format!("removing {}", ipc.display()), e));
+            }
+        }
+        let want_x = self.env_var("DISPLAY").map(String::from);
+        let env = wayland::compositor_env(self.env(), &ipc);
+        let runtime = ipc.parent().map(PathBuf::from).unwrap_or_default();
+        let pid = self.respawn_in(roles::COMPOSITOR, &env, |sb, pid, log| {
+            sb.wait_until("sway", pid, log, READY_WAIT, || {
+                wayland::output_size(&ipc).ok().flatten().is_some()
+                    && wayland::socket_name(&runtime).is_some()
+                    && (want_x.is_none() || wayland::xwayland_display(pid).is_some())
+            })
+        })?;
+        let got = wayland::socket_name(&runtime).unwrap_or_default();
+        let got_x = want_x
+            .as_ref()
+            .and_then(|_| wayland::xwayland_display(pid))
+            .map(|n| format!(":{n}"));
+        if got != want || got_x != want_x {
+            return Err(SandboxError::InvalidArgument(format!(
+                "the restarted compositor is at {got} {got_x:?}, not at {want} {want_x:?} as the \
+                 sandbox's env says"
+            )));
+        }
+        Ok(())
     }
 
     /// Whether `role` is dead or dies within [`CLIENT_GRACE`]: an X client learns that its
@@ -161,15 +206,24 @@ impl Sandbox {
         role: &str,
         ready: impl FnOnce(&Sandbox, u32, &str) -> Result<(), SandboxError>,
     ) -> Result<u32, SandboxError> {
+        self.respawn_in(role, self.env(), ready)
+    }
+
+    /// [`Sandbox::respawn`] with `env` instead of the sandbox's.
+    fn respawn_in(
+        &self,
+        role: &str,
+        env: &[(String, String)],
+        ready: impl FnOnce(&Sandbox, u32, &str) -> Result<(), SandboxError>,
+    ) -> Result<u32, SandboxError> {
         let last = self.last_start(role)?;
         let (program, args) = last
             .argv
             .split_first()
             .ok_or_else(|| SandboxError::InvalidArgument(format!("{role} has no argv")))?;
         let log = restart_log(role, &last.log);
-        let env = self.env().to_vec();
         self.forget_dead(role);
-        let pid = self.spawn_component(role, &PathBuf::from(program), args, &log, &env)?;
+        let pid = self.spawn_component(role, &PathBuf::from(program), args, &log, env)?;
         ready(self, pid, &log)?;
         info!(role, pid, "restarted a sandbox component");
         Ok(pid)

@@ -1,6 +1,7 @@
-//! The [`Sandbox`] handle: starts Xvfb, a private D-Bus session bus, the AT-SPI bus and openbox
-//! (each in its own session, with a private env), records every process in the state directory's
-//! manifest, launches apps inside it, waits for their windows on the AT-SPI registry, and stops
+//! The [`Sandbox`] handle: starts Xvfb and openbox, or a headless sway on Wayland
+//! (`wayland.rs`), a private D-Bus session bus and the AT-SPI bus (each in its own session, with
+//! a private env), records every process in the state directory's manifest, launches apps inside
+//! it, waits for their windows on the AT-SPI registry (and on Wayland in sway's tree), and stops
 //! exactly what it started.
 
 use std::collections::{HashMap, HashSet};
@@ -17,7 +18,7 @@ use tracing::{debug, info, warn};
 use crate::answers::log_tail;
 use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
-use crate::{dbus, procfs, roles, x11, SandboxConfig, SandboxError};
+use crate::{dbus, procfs, roles, wayland, x11, DisplayServer, SandboxConfig, SandboxError};
 use crate::{
     APP_TMP_DIR, APP_TMP_SOCKET_SUFFIX, BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR,
     STATE_DIR_PREFIX,
@@ -39,6 +40,9 @@ const REMOVED_PARENT_VARS: &[&str] = &[
     "DISPLAY",
     "WAYLAND_DISPLAY",
     "WAYLAND_SOCKET",
+    "SWAYSOCK",
+    "I3SOCK",
+    "QT_QPA_PLATFORM",
     "DBUS_SESSION_BUS_ADDRESS",
     "DBUS_STARTER_ADDRESS",
     "DBUS_STARTER_BUS_TYPE",
@@ -90,13 +94,13 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Starts Xvfb, the session bus, the AT-SPI bus (+ registry) and, if configured, openbox.
-    /// Blocks until all are ready. On failure everything already started is stopped again and
-    /// the state directory is kept for its logs.
+    /// Starts Xvfb, the session bus, the AT-SPI bus (+ registry) and, if configured, openbox;
+    /// on Wayland sway instead of Xvfb and openbox. Blocks until all are ready. On failure
+    /// everything already started is stopped again and the state directory is kept for its logs.
     pub fn start(cfg: SandboxConfig) -> Result<Sandbox, SandboxError> {
         let t0 = Instant::now();
         validate(&cfg)?;
-        let bins = Binaries::find(cfg.window_manager)?;
+        let bins = Binaries::find(&cfg)?;
         let (state_dir, owned, id) = prepare_state_dir(cfg.state_dir.as_deref())?;
         // The longest socket inside is the a11y bus: STATE/runtime/at-spi/bus_DISPLAY.
         if state_dir.as_os_str().len() + LONGEST_SOCKET_SUFFIX.len() > MAX_SOCKET_PATH {
@@ -112,6 +116,7 @@ impl Sandbox {
             format: MANIFEST_FORMAT,
             state_dir: state_dir.clone(),
             owned_state_dir: owned,
+            display_server: cfg.display_server,
             display: String::new(),
             display_number: 0,
             marker: id,
@@ -166,9 +171,11 @@ impl Sandbox {
         })
     }
 
-    /// The environment for programs in the sandbox: `DISPLAY`, `DBUS_SESSION_BUS_ADDRESS`,
-    /// `AT_SPI_BUS_ADDRESS`, `XDG_RUNTIME_DIR`, the accessibility switches, a private `HOME` and
-    /// XDG base dirs, and `UIDRIVER_SANDBOX_DIR` (the state dir). Also in the `env` file.
+    /// The environment for programs in the sandbox: `DISPLAY` (on Wayland `WAYLAND_DISPLAY`,
+    /// `SWAYSOCK`, `GDK_BACKEND=wayland`, `QT_QPA_PLATFORM=wayland`, and `DISPLAY` only with
+    /// XWayland), `DBUS_SESSION_BUS_ADDRESS`, `AT_SPI_BUS_ADDRESS`, `XDG_RUNTIME_DIR`, the
+    /// accessibility switches, a private `HOME` and XDG base dirs, and `UIDRIVER_SANDBOX_DIR`
+    /// (the state dir). Also in the `env` file.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
     }
@@ -181,9 +188,14 @@ impl Sandbox {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The X display, e.g. `:99`.
+    /// The display: X11's `:99`, or on Wayland the compositor's socket name (`wayland-1`).
     pub fn display(&self) -> &str {
         &self.display
+    }
+
+    /// X11 or Wayland.
+    pub fn display_server(&self) -> DisplayServer {
+        self.lock_manifest().display_server
     }
 
     /// The state directory (manifest, env file, logs, private home and runtime dir).
@@ -201,8 +213,8 @@ impl Sandbox {
         self.lock_manifest().clone()
     }
 
-    /// True while Xvfb, the session bus, the AT-SPI bus launcher and (if started) the window
-    /// manager are all still the processes that were recorded.
+    /// True while Xvfb (or the compositor), the session bus, the AT-SPI bus launcher and (if
+    /// started) the window manager are all still the processes that were recorded.
     pub fn is_alive(&self) -> bool {
         let m = self.lock_manifest();
         let infra: Vec<&ProcessRecord> = m
@@ -216,9 +228,18 @@ impl Sandbox {
                 .all(|p| procfs::alive_same(p.pid, p.start_time))
     }
 
-    /// True if an EWMH window manager currently owns the root window (`_NET_SUPPORTING_WM_CHECK`).
+    /// True if an EWMH window manager currently owns the root window (`_NET_SUPPORTING_WM_CHECK`);
+    /// on Wayland, if the compositor answers on its IPC socket with its output active.
     pub fn window_manager_ready(&self) -> Result<bool, SandboxError> {
-        x11::ewmh_wm_present(&self.display)
+        match self.display_server() {
+            DisplayServer::X11 => x11::ewmh_wm_present(&self.display),
+            DisplayServer::Wayland => {
+                let ipc = self.env_var("SWAYSOCK").ok_or_else(|| {
+                    SandboxError::InvalidArgument("the Wayland sandbox has no SWAYSOCK".into())
+                })?;
+                Ok(wayland::output_size(Path::new(ipc))?.is_some())
+            }
+        }
     }
 
     /// Starts `argv` in the sandbox env, in its own session, stdout/stderr to
@@ -283,7 +304,8 @@ impl Sandbox {
 
     /// Waits until an application whose a11y-bus connection belongs to `pid` (or to a
     /// descendant / session member of it) is a child of the AT-SPI registry root and has a child
-    /// (a window) with `STATE_SHOWING`.
+    /// (a window) with `STATE_SHOWING`; on Wayland also until that process has a window in the
+    /// compositor's tree (mapped, so it can be captured and given input).
     pub fn wait_for_app_window(
         &self,
         pid: u32,
@@ -295,12 +317,16 @@ impl Sandbox {
                 SandboxError::InvalidArgument("sandbox has no AT_SPI_BUS_ADDRESS".into())
             })?
             .to_string();
+        let compositor = match self.display_server() {
+            DisplayServer::Wayland => self.env_var("SWAYSOCK").map(PathBuf::from),
+            _ => None,
+        };
         dbus::block_on(move || async move {
             let t0 = Instant::now();
             let conn = dbus::connect(&addr).await?;
             let mut detail = String::from("no matching application on the AT-SPI registry");
             // Bound the whole wait, including D-Bus calls to an app that stopped answering.
-            let search = find_app_window(&conn, pid, t0, timeout, &mut detail);
+            let search = find_app_window(&conn, compositor, pid, t0, timeout, &mut detail);
             match tokio::time::timeout(timeout + Duration::from_millis(500), search).await {
                 Ok(Ok(Some(w))) => Ok(w),
                 Ok(Err(e)) => Err(e),
@@ -313,10 +339,11 @@ impl Sandbox {
         })
     }
 
-    /// Stops everything: apps, window manager, AT-SPI, session bus, Xvfb (reverse start order),
-    /// with descendants and session members; SIGTERM, then SIGKILL after 5 s. Removes a stale X
-    /// lock, the runtime dir, the bus socket and the manifest; an auto-created state dir is
-    /// removed entirely. Works when some (or all) processes are already gone.
+    /// Stops everything: apps, window manager, AT-SPI, session bus, Xvfb or the compositor
+    /// (reverse start order), with descendants and session members; SIGTERM, then SIGKILL after
+    /// 5 s. Removes a stale X lock, the runtime dir, the bus socket and the manifest; an
+    /// auto-created state dir is removed entirely. Works when some (or all) processes are
+    /// already gone.
     pub fn stop(mut self) -> Result<StopReport, SandboxError> {
         self.finished = true;
         Ok(self.stop_now())
@@ -349,7 +376,7 @@ impl Sandbox {
         self.manifest.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Brings the components up one after the other.
+    /// Brings the components up: the private dirs and env, then the display server and buses.
     fn boot(&mut self, cfg: &SandboxConfig, bins: &Binaries) -> Result<(), SandboxError> {
         let dir = self.state_dir.clone();
         let runtime = dir.join(RUNTIME_DIR);
@@ -370,10 +397,22 @@ impl Sandbox {
                 .map_err(|e| SandboxError::io(format!("creating {}", d.display()), e))?;
         }
         let path_str = |p: &Path| p.to_string_lossy().into_owned();
+        let session = match cfg.display_server {
+            DisplayServer::X11 => "x11",
+            DisplayServer::Wayland => "wayland",
+        };
         let mut env: Vec<(String, String)> = vec![
             ("XDG_RUNTIME_DIR".into(), path_str(&runtime)),
-            ("XDG_SESSION_TYPE".into(), "x11".into()),
-            ("GDK_BACKEND".into(), "x11".into()),
+            ("XDG_SESSION_TYPE".into(), session.into()),
+            ("GDK_BACKEND".into(), session.into()),
+        ];
+        if cfg.display_server == DisplayServer::Wayland {
+            // Native Wayland clients: Qt 5 needs qtwayland5 for this; Firefox ESR (115) is a
+            // Wayland client only with MOZ_ENABLE_WAYLAND, and there is no DISPLAY to fall to.
+            env.push(("QT_QPA_PLATFORM".into(), "wayland".into()));
+            env.push(("MOZ_ENABLE_WAYLAND".into(), "1".into()));
+        }
+        env.extend([
             ("NO_AT_BRIDGE".into(), "0".into()),
             ("ACCESSIBILITY_ENABLED".into(), "1".into()),
             ("QT_ACCESSIBILITY".into(), "1".into()),
@@ -384,12 +423,31 @@ impl Sandbox {
             // GTK 3 reads GTK_MODULES, not this, and has the bridge built in.
             ("GTK2_MODULES".into(), "gail:atk-bridge".into()),
             ("HOME".into(), path_str(&home)),
-        ];
+        ]);
         env.extend(xdg.iter().map(|(k, d)| (k.to_string(), path_str(d))));
         env.push((SANDBOX_DIR_VAR.into(), path_str(&dir)));
+        match cfg.display_server {
+            DisplayServer::X11 => self.boot_x11(cfg, bins, env),
+            DisplayServer::Wayland => self.boot_wayland(cfg, bins, env),
+        }
+    }
 
+    /// Xvfb, then the buses, then openbox.
+    fn boot_x11(
+        &mut self,
+        cfg: &SandboxConfig,
+        bins: &Binaries,
+        mut env: Vec<(String, String)>,
+    ) -> Result<(), SandboxError> {
         // 1. X server.
-        let n = self.start_xvfb(cfg, &bins.xvfb, &env)?;
+        let xvfb = bins
+            .xvfb
+            .as_deref()
+            .ok_or_else(|| SandboxError::NotInstalled {
+                program: "Xvfb".into(),
+                hint: "apt-get install xvfb".into(),
+            })?;
+        let n = self.start_xvfb(cfg, xvfb, &env)?;
         self.display = format!(":{n}");
         env.insert(0, ("DISPLAY".into(), self.display.clone()));
         {
@@ -401,23 +459,7 @@ impl Sandbox {
         }
 
         // 2 + 3. Session bus, AT-SPI bus and registry.
-        let session_addr = format!(
-            "unix:path={}",
-            dbus_escape(&path_str(&dir.join(BUS_SOCKET)))
-        );
-        let (a11y_addr, launcher_pid) = self.start_buses(cfg, bins, &session_addr, &mut env)?;
-        // Without the guid, so the address stays true when the bus is started again
-        // (`outage.rs`): apps started then, and registryd itself, would refuse the new bus.
-        env.insert(
-            2,
-            ("AT_SPI_BUS_ADDRESS".into(), dbus::without_guid(&a11y_addr)),
-        );
-        let table = procfs::table();
-        for p in procfs::descendants(&table, launcher_pid) {
-            if !self.lock_manifest().processes.iter().any(|r| r.pid == p) {
-                self.record(roles::AT_SPI_CHILD, p, Vec::new(), None)?;
-            }
-        }
+        self.boot_buses(cfg, bins, &mut env)?;
         {
             let mut m = self.lock_manifest();
             m.env = env.clone();
@@ -436,6 +478,100 @@ impl Sandbox {
                 x11::ewmh_wm_present(&display).unwrap_or(false)
             })?;
             debug!(pid, "openbox ready");
+        }
+        Ok(())
+    }
+
+    /// sway (the compositor and window manager), and the buses while it starts: they need no
+    /// display.
+    fn boot_wayland(
+        &mut self,
+        cfg: &SandboxConfig,
+        bins: &Binaries,
+        mut env: Vec<(String, String)>,
+    ) -> Result<(), SandboxError> {
+        let sway = bins
+            .sway
+            .as_deref()
+            .ok_or_else(|| SandboxError::NotInstalled {
+                program: "sway".into(),
+                hint: "apt-get install sway".into(),
+            })?;
+        let runtime = self.state_dir.join(RUNTIME_DIR);
+        let ipc = runtime.join(wayland::IPC_SOCKET);
+        // sway takes SWAYSOCK only when nothing is there (a socket a killed sway left behind).
+        remove_if_present(&ipc)?;
+        let config = self.state_dir.join(wayland::CONFIG_FILE);
+        std::fs::write(
+            &config,
+            wayland::config_text(cfg.width, cfg.height, cfg.xwayland),
+        )
+        .map_err(|e| SandboxError::io(format!("writing {}", config.display()), e))?;
+        let (program, args) = wayland::command(sway, bins.unshare.as_deref(), &config);
+        let log = "sway.log";
+        let sway_env = wayland::compositor_env(&env, &ipc);
+        let pid = self.spawn_component(roles::COMPOSITOR, &program, &args, log, &sway_env)?;
+
+        self.boot_buses(cfg, bins, &mut env)?;
+
+        let size = (cfg.width, cfg.height);
+        let what = format!(
+            "sway ({} at {}x{} on {})",
+            wayland::OUTPUT,
+            cfg.width,
+            cfg.height,
+            ipc.display()
+        );
+        self.wait_until(&what, pid, log, cfg.startup_timeout, || {
+            wayland::output_size(&ipc).ok().flatten() == Some(size)
+                && wayland::socket_name(&runtime).is_some()
+                && (!cfg.xwayland || wayland::xwayland_display(pid).is_some())
+        })?;
+        let name = wayland::socket_name(&runtime).unwrap_or_default();
+        debug!(pid, socket = %name, "sway ready");
+        env.insert(0, ("WAYLAND_DISPLAY".into(), name.clone()));
+        env.insert(1, ("SWAYSOCK".into(), ipc.to_string_lossy().into_owned()));
+        let mut display_number = 0;
+        if let Some(n) = wayland::xwayland_display(pid).filter(|_| cfg.xwayland) {
+            env.insert(1, ("DISPLAY".into(), format!(":{n}")));
+            display_number = n;
+        }
+        self.display = name;
+        {
+            let mut m = self.lock_manifest();
+            m.display = self.display.clone();
+            m.display_number = display_number;
+            m.env = env.clone();
+            m.save()?;
+        }
+        self.env = env;
+        Ok(())
+    }
+
+    /// The session bus, the AT-SPI bus and its registry (each recorded); their addresses go
+    /// into `env`.
+    fn boot_buses(
+        &self,
+        cfg: &SandboxConfig,
+        bins: &Binaries,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<(), SandboxError> {
+        let session_addr = format!(
+            "unix:path={}",
+            dbus_escape(&self.state_dir.join(BUS_SOCKET).to_string_lossy())
+        );
+        let (a11y_addr, launcher_pid) = self.start_buses(cfg, bins, &session_addr, env)?;
+        // Without the guid, so the address stays true when the bus is started again
+        // (`outage.rs`): apps started then, and registryd itself, would refuse the new bus.
+        env.insert(
+            2,
+            ("AT_SPI_BUS_ADDRESS".into(), dbus::without_guid(&a11y_addr)),
+        );
+        let table = procfs::table();
+        for p in procfs::descendants(&table, launcher_pid) {
+            if !self.lock_manifest().processes.iter().any(|r| r.pid == p) {
+                self.record(roles::AT_SPI_CHILD, p, Vec::new(), None)?;
+            }
         }
         Ok(())
     }
@@ -817,6 +953,7 @@ impl Sandbox {
 /// The polling loop of [`Sandbox::wait_for_app_window`]: `Ok(None)` once `timeout` has passed.
 async fn find_app_window(
     conn: &zbus::Connection,
+    compositor: Option<PathBuf>,
     pid: u32,
     t0: Instant,
     timeout: Duration,
@@ -871,16 +1008,26 @@ async fn find_app_window(
                 let states = dbus::state(conn, &wbus, wpath.as_str())
                     .await
                     .unwrap_or_default();
-                if dbus::has_state(&states, dbus::STATE_SHOWING) {
-                    let waited = t0.elapsed();
-                    debug!(pid, app_pid, %bus, ms = waited.as_millis() as u64, "app window showing");
-                    return Ok(Some(AppWindow {
-                        bus_name: bus,
-                        pid: app_pid,
-                        window_path: wpath.to_string(),
-                        waited,
-                    }));
+                if !dbus::has_state(&states, dbus::STATE_SHOWING) {
+                    continue;
                 }
+                if let Some(ipc) = &compositor {
+                    if !mapped(ipc, app_pid, &tracked).await {
+                        *detail = format!(
+                            "showing on the AT-SPI registry as {bus} (pid {app_pid}), but no \
+                             window of it in sway's tree"
+                        );
+                        break;
+                    }
+                }
+                let waited = t0.elapsed();
+                debug!(pid, app_pid, %bus, ms = waited.as_millis() as u64, "app window showing");
+                return Ok(Some(AppWindow {
+                    bus_name: bus,
+                    pid: app_pid,
+                    window_path: wpath.to_string(),
+                    waited,
+                }));
             }
         }
         if t0.elapsed() >= timeout {
@@ -888,6 +1035,18 @@ async fn find_app_window(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Whether the compositor at `ipc` has a window of `app_pid` or of a process tracked as the app.
+async fn mapped(ipc: &Path, app_pid: u32, tracked: &HashSet<u32>) -> bool {
+    let ipc = ipc.to_path_buf();
+    // sway's IPC is a blocking socket call (well under a millisecond): off the runtime thread.
+    let pids = tokio::task::spawn_blocking(move || wayland::window_pids(&ipc))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    pids.iter().any(|p| *p == app_pid || tracked.contains(p))
 }
 
 impl Drop for Sandbox {
@@ -903,15 +1062,23 @@ impl Drop for Sandbox {
 /// Programs the sandbox needs, resolved up front so a missing package fails fast.
 #[derive(Debug, Clone)]
 struct Binaries {
-    xvfb: PathBuf,
+    /// X11 only.
+    xvfb: Option<PathBuf>,
     dbus_daemon: PathBuf,
     launcher: PathBuf,
+    /// X11 with a window manager only.
     openbox: Option<PathBuf>,
+    /// Wayland only.
+    sway: Option<PathBuf>,
+    /// Wayland as root only: sway runs in a user namespace.
+    unshare: Option<PathBuf>,
     setsid: Option<PathBuf>,
 }
 
 impl Binaries {
-    fn find(window_manager: bool) -> Result<Binaries, SandboxError> {
+    fn find(cfg: &SandboxConfig) -> Result<Binaries, SandboxError> {
+        let x11 = cfg.display_server == DisplayServer::X11;
+        let wayland = cfg.display_server == DisplayServer::Wayland;
         let need = |prog: &str, pkg: &str| {
             which(prog).ok_or_else(|| SandboxError::NotInstalled {
                 program: prog.into(),
@@ -932,15 +1099,18 @@ impl Binaries {
                 "setsid (util-linux) not found; sandbox processes get their own process group only"
             );
         }
+        let when = |yes: bool, prog: &str, pkg: &str| yes.then(|| need(prog, pkg)).transpose();
         Ok(Binaries {
-            xvfb: need("Xvfb", "xvfb")?,
+            xvfb: when(x11, "Xvfb", "xvfb")?,
             dbus_daemon: need("dbus-daemon", "dbus")?,
             launcher,
-            openbox: if window_manager {
-                Some(need("openbox", "openbox")?)
-            } else {
-                None
-            },
+            openbox: when(x11 && cfg.window_manager, "openbox", "openbox")?,
+            sway: when(wayland, "sway", "sway")?,
+            unshare: when(
+                wayland && wayland::needs_namespace(),
+                "unshare",
+                "util-linux",
+            )?,
             setsid,
         })
     }
@@ -1017,6 +1187,16 @@ fn make_private_dir(dir: &Path) -> Result<(), SandboxError> {
 fn set_mode_700(dir: &Path) -> Result<(), SandboxError> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
         .map_err(|e| SandboxError::io(format!("chmod 700 {}", dir.display()), e))
+}
+
+/// Removes `path` unless it is absent.
+fn remove_if_present(path: &Path) -> Result<(), SandboxError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(SandboxError::io(format!("removing {}", path.display()), e))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn is_executable(p: &Path) -> bool {

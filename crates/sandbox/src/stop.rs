@@ -33,7 +33,7 @@ pub struct StopReport {
     pub survivors: Vec<u32>,
     /// Recorded processes (`role pid`) that were already gone when the stop began.
     pub already_gone: Vec<String>,
-    /// True if the X lock file and socket of a dead Xvfb were removed.
+    /// True if the X lock file and socket of a dead Xvfb (or XWayland's compositor) were removed.
     pub removed_x_lock: bool,
     /// True if the whole (auto-created) state directory was removed.
     pub removed_state_dir: bool,
@@ -200,9 +200,15 @@ pub(crate) fn reap(children: &mut Vec<Child>) {
     children.retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_)) | Err(_)));
 }
 
-/// Removes `/tmp/.XN-lock` and the socket if they still name our (now dead) Xvfb.
+/// Removes `/tmp/.XN-lock` and the socket if they still name our (now dead) Xvfb, or the dead
+/// compositor that held them for XWayland (wlroots writes the compositor's pid).
 fn clean_x_lock(m: &Manifest) -> bool {
-    let Some(xvfb) = m.processes.iter().find(|p| p.role == roles::XVFB) else {
+    let has_x = m.env.iter().any(|(k, _)| k == "DISPLAY");
+    let Some(xvfb) = m
+        .processes
+        .iter()
+        .find(|p| p.role == roles::XVFB || (has_x && p.role == roles::COMPOSITOR))
+    else {
         return false;
     };
     let lock = x11::lock_path(m.display_number);

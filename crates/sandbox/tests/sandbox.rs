@@ -9,10 +9,10 @@ use std::process::{Command, Stdio};
 
 use std::time::{Duration, Instant};
 
-use uidriver_sandbox::{Manifest, Sandbox, SandboxConfig, SandboxError, SANDBOX_ID_VAR};
+use uidriver_sandbox::{Manifest, Sandbox, SandboxConfig, SandboxError};
 
 mod support;
-use support::{argv, have, live_test};
+use support::{alive, argv, assert_recorded_gone, have, live_test};
 
 const ENV_KEYS: &[&str] = &[
     "DISPLAY",
@@ -34,46 +34,9 @@ const ENV_KEYS: &[&str] = &[
     "XDG_STATE_HOME",
 ];
 
-fn stat_fields(pid: u32) -> Option<(char, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
-    Some((rest.first()?.chars().next()?, rest.get(19)?.parse().ok()?))
-}
-
-/// Alive = exists, same start time, not a zombie.
-fn alive(pid: u32, start_time: u64) -> bool {
-    stat_fields(pid).is_some_and(|(state, st)| st == start_time && state != 'Z' && state != 'X')
-}
-
-/// Live processes whose environment carries the sandbox's private marker.
-fn marked_processes(m: &Manifest) -> Vec<u32> {
-    let entry = format!("{SANDBOX_ID_VAR}={}", m.marker);
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            stat_fields(pid).is_some_and(|(s, _)| s != 'Z')
-                && std::fs::read(format!("/proc/{pid}/environ"))
-                    .is_ok_and(|b| b.split(|&c| c == 0).any(|e| e == entry.as_bytes()))
-        })
-        .collect()
-}
-
-/// Everything recorded (and everything carrying the marker) is gone.
+/// Everything recorded (and everything carrying the marker) is gone, and the X lock with it.
 fn assert_all_gone(m: &Manifest) {
-    for p in &m.processes {
-        assert!(
-            !alive(p.pid, p.start_time),
-            "{} (pid {}) still alive after stop",
-            p.role,
-            p.pid
-        );
-    }
-    assert_eq!(
-        marked_processes(m),
-        Vec::<u32>::new(),
-        "marked processes left"
-    );
+    assert_recorded_gone(m);
     // Tests run in parallel: another sandbox may already have taken the display number.
     let xvfb = m.processes.iter().find(|p| p.role == "xvfb").map(|p| p.pid);
     let socket = Path::new(&format!("/tmp/.X11-unix/X{}", m.display_number)).exists();

@@ -221,6 +221,13 @@ pub struct SandboxArgs {
     /// Screen size, e.g. 1280x800.
     #[arg(long, default_value = "1280x800")]
     pub size: String,
+    /// Wayland instead of X11: a headless sway, apps as native Wayland clients
+    /// (WAYLAND_DISPLAY, GDK_BACKEND=wayland, QT_QPA_PLATFORM=wayland; no DISPLAY).
+    #[arg(long)]
+    pub wayland: bool,
+    /// With --wayland: XWayland for X11-only apps (DISPLAY set; started on the first X client).
+    #[arg(long, requires = "wayland")]
+    pub xwayland: bool,
     /// The command to run inside (after `--`).
     #[arg(last = true)]
     pub command: Vec<String>,

@@ -171,6 +171,93 @@ fn long_lived_sandbox_start_env_stop() {
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 
+/// Whether `pid` is a live process (not gone, not a zombie awaiting its reaper).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| Some(s[s.rfind(')')? + 2..].chars().next()? != 'Z'))
+        .unwrap_or(false)
+}
+
+#[test]
+#[ignore = "live: starts a private Wayland desktop (sway, AT-SPI) and mousepad; scripts/test.sh runs it"]
+fn wayland_sandbox_runs_a_command_and_starts_env_stop() {
+    let s = Scratch::new("wayland_sandbox");
+    let path = std::env::var("PATH").unwrap_or_default();
+    for prog in ["sway", "swaymsg", "mousepad"] {
+        assert!(
+            path.split(':').any(|d| std::path::Path::new(d).join(prog).is_file()),
+            "{prog} is not installed: the test cannot run without it (scripts/install-deps.sh installs it)"
+        );
+    }
+    // --xwayland means nothing without --wayland.
+    let out = run(&s, &["sandbox", "--xwayland", "--", "true"], 10);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let script = "echo \"${DISPLAY-unset}|$WAYLAND_DISPLAY|$GDK_BACKEND|$QT_QPA_PLATFORM\"; \
+                  swaymsg -r -t get_outputs | grep -c '\"width\": 1024'";
+    let out = run(
+        &s,
+        &[
+            "sandbox",
+            "--wayland",
+            "--size",
+            "1024x768",
+            "--app",
+            "mousepad",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+        90,
+    );
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let mut lines = t.lines();
+    assert_eq!(lines.next(), Some("unset|wayland-1|wayland|wayland"), "{t}");
+    assert_ne!(lines.next(), Some("0"), "the output is not 1024 wide: {t}");
+
+    let name = format!("clitestwl{}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("uidriver-sandbox-{name}"));
+    let out = run(&s, &["sandbox", "start", "--wayland", "--name", &name], 60);
+    assert!(out.status.success(), "{}", text(&out));
+    let env = String::from_utf8_lossy(&out.stdout).to_string();
+    for key in [
+        "WAYLAND_DISPLAY",
+        "SWAYSOCK",
+        "XDG_RUNTIME_DIR",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "AT_SPI_BUS_ADDRESS",
+    ] {
+        assert!(env.contains(&format!("export {key}='")), "{key}: {env}");
+    }
+    assert!(env.contains("export GDK_BACKEND='wayland'"), "{env}");
+    assert!(env.contains("export QT_QPA_PLATFORM='wayland'"), "{env}");
+    assert!(!env.contains("export DISPLAY="), "{env}");
+    let again = run(&s, &["sandbox", "env", "--name", &name], 30);
+    assert_eq!(String::from_utf8_lossy(&again.stdout), env, "env is stable");
+    let manifest = std::fs::read_to_string(dir.join("manifest.json")).expect("manifest");
+    let manifest: serde_json::Value = serde_json::from_str(&manifest).expect("manifest JSON");
+    assert_eq!(manifest["display_server"], "wayland");
+    let pids: Vec<u32> = manifest["processes"]
+        .as_array()
+        .expect("processes")
+        .iter()
+        .filter_map(|p| p["pid"].as_u64().map(|p| p as u32))
+        .collect();
+    assert!(
+        manifest["processes"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p["role"] == "compositor")),
+        "no compositor recorded: {manifest}"
+    );
+    let stop = run(&s, &["sandbox", "stop", "--name", &name], 60);
+    assert!(stop.status.success(), "{}", text(&stop));
+    let left: Vec<u32> = pids.into_iter().filter(|p| running(*p)).collect();
+    assert!(left.is_empty(), "left after stop: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn call_exit_codes_follow_the_documented_table() {
     let s = Scratch::new("call_exit_codes_follow_t");

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_sandbox::{Manifest, Sandbox, SandboxConfig, SANDBOX_ID_VAR};
 
 /// State dirs of the sandboxes a test started, for cleanup if it hangs.
 #[derive(Clone, Default)]
@@ -94,4 +94,50 @@ pub fn live_test(name: &str, secs: u64, body: impl FnOnce(&Tracker) + Send + 'st
 /// `items` as an argument vector.
 pub fn argv(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
+}
+
+/// `/proc/PID/stat`'s state letter and start time.
+fn stat_fields(pid: u32) -> Option<(char, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
+    Some((rest.first()?.chars().next()?, rest.get(19)?.parse().ok()?))
+}
+
+/// Alive = exists, same start time, not a zombie.
+#[allow(dead_code)] // each test binary compiles this module; not all of them ask
+pub fn alive(pid: u32, start_time: u64) -> bool {
+    stat_fields(pid).is_some_and(|(state, st)| st == start_time && state != 'Z' && state != 'X')
+}
+
+/// Live processes whose environment carries the sandbox's private marker.
+#[allow(dead_code)]
+pub fn marked_processes(m: &Manifest) -> Vec<u32> {
+    let entry = format!("{SANDBOX_ID_VAR}={}", m.marker);
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            stat_fields(pid).is_some_and(|(s, _)| s != 'Z')
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|b| b.split(|&c| c == 0).any(|e| e == entry.as_bytes()))
+        })
+        .collect()
+}
+
+/// Every process the manifest recorded, and every one carrying the sandbox's marker, is gone.
+#[allow(dead_code)]
+pub fn assert_recorded_gone(m: &Manifest) {
+    for p in &m.processes {
+        assert!(
+            !alive(p.pid, p.start_time),
+            "{} (pid {}) still alive after stop",
+            p.role,
+            p.pid
+        );
+    }
+    assert_eq!(
+        marked_processes(m),
+        Vec::<u32>::new(),
+        "marked processes left"
+    );
 }

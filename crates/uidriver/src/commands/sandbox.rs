@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_sandbox::{DisplayServer, Sandbox, SandboxConfig};
 use uidriver_transports::DaemonClient;
 
 use super::{exit, say};
@@ -90,15 +90,37 @@ fn stop_daemons(sb: &Sandbox) {
     }
 }
 
+/// Starts an X11 sandbox of `size` (WIDTHxHEIGHT).
 pub fn start(size: &str, state_dir: Option<PathBuf>) -> Result<Sandbox, String> {
+    start_on(size, DisplayServer::X11, false, state_dir)
+}
+
+/// Starts a sandbox of `size` on `display_server` (`--wayland`), with XWayland when `xwayland`.
+pub fn start_on(
+    size: &str,
+    display_server: DisplayServer,
+    xwayland: bool,
+    state_dir: Option<PathBuf>,
+) -> Result<Sandbox, String> {
     let (width, height) = parse_size(size)?;
     Sandbox::start(SandboxConfig {
         width,
         height,
+        display_server,
+        xwayland,
         state_dir,
         ..SandboxConfig::default()
     })
     .map_err(|e| e.to_string())
+}
+
+/// The display server the flags ask for.
+fn display_server(a: &SandboxArgs) -> DisplayServer {
+    if a.wayland {
+        DisplayServer::Wayland
+    } else {
+        DisplayServer::X11
+    }
 }
 
 pub async fn run(a: SandboxArgs) -> u8 {
@@ -110,7 +132,12 @@ pub async fn run(a: SandboxArgs) -> u8 {
 fn run_blocking(a: SandboxArgs) -> u8 {
     match a.action.as_deref() {
         Some("start") => {
-            let sb = match start(&a.size, Some(named_dir(&a.name))) {
+            let sb = match start_on(
+                &a.size,
+                display_server(&a),
+                a.xwayland,
+                Some(named_dir(&a.name)),
+            ) {
                 Ok(sb) => sb,
                 Err(e) => {
                     eprintln!("uidriver sandbox start: {e}");
@@ -168,7 +195,7 @@ fn run_blocking(a: SandboxArgs) -> u8 {
                 eprintln!("uidriver sandbox: give a command after `--`, or start|env|stop");
                 return exit::USAGE;
             }
-            let sb = match start(&a.size, None) {
+            let sb = match start_on(&a.size, display_server(&a), a.xwayland, None) {
                 Ok(sb) => sb,
                 Err(e) => {
                     eprintln!("uidriver sandbox: {e}");
