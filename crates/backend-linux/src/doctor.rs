@@ -11,7 +11,7 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use crate::atspi::connection::A11yBus;
 use crate::atspi::{accessible, Obj, REGISTRY, ROOT_PATH};
 use crate::x11::connection::X11;
-use crate::LinuxConfig;
+use crate::{LinuxConfig, Platform};
 
 const SANDBOX_FIX: &str =
     "run inside `uidriver sandbox -- …`, which starts a private desktop with all of this";
@@ -42,13 +42,42 @@ impl uidriver_core::Doctor for LinuxDoctor {
     }
 }
 
-/// Runs every check; never fails as a whole.
+/// Runs every check; never fails as a whole. The display checks follow the platform the
+/// backend picks ([`LinuxConfig::platform`]): sway's IPC and protocols on a sway session, the
+/// X server otherwise (XWayland's on another Wayland session, said so first).
 pub async fn diagnose(config: &LinuxConfig) -> Vec<Check> {
     let mut out = Vec::new();
-    out.extend(x11_checks(config).await);
+    match config.platform() {
+        Platform::Sway { socket, ipc } => {
+            out.extend(crate::wayland::doctor::sway_checks(&socket, &ipc).await)
+        }
+        Platform::OtherWayland(socket) => {
+            out.extend(crate::wayland::doctor::other_checks(&socket, None))
+        }
+        Platform::X11(d) => {
+            if let Some(socket) = other_wayland(config) {
+                out.extend(crate::wayland::doctor::other_checks(&socket, Some(&d)));
+            }
+            out.extend(x11_checks(config).await);
+        }
+        Platform::None => out.extend(x11_checks(config).await),
+    }
     out.extend(bus_checks(config).await);
     out.extend(bridge_checks(config));
     out
+}
+
+/// The socket of a Wayland session that `platform()` passed over for X11 (no sway IPC, but
+/// XWayland's DISPLAY).
+fn other_wayland(config: &LinuxConfig) -> Option<std::path::PathBuf> {
+    let only_x11 = LinuxConfig {
+        display: None,
+        ..config.clone()
+    };
+    match only_x11.platform() {
+        Platform::OtherWayland(socket) => Some(socket),
+        _ => None,
+    }
 }
 
 /// Where Debian, Fedora and Arch keep GTK 2 modules.

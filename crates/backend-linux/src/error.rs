@@ -62,6 +62,12 @@ pub enum LinuxError {
     /// An X11 request failed.
     #[error("X11: {0}")]
     X11(String),
+    /// No Wayland compositor could be reached at the configured socket, or it went away.
+    #[error("Wayland compositor unavailable: {0}")]
+    NoCompositor(String),
+    /// A Wayland request failed (a protocol error, a compositor that did not answer).
+    #[error("Wayland: {0}")]
+    Wayland(String),
 }
 
 impl LinuxError {
@@ -135,7 +141,8 @@ impl From<LinuxError> for Error {
         let code = match &e {
             LinuxError::NoAccessibilityBus(_)
             | LinuxError::BusLost(_)
-            | LinuxError::NoDisplay(_) => ErrorCode::BackendUnavailable,
+            | LinuxError::NoDisplay(_)
+            | LinuxError::NoCompositor(_) => ErrorCode::BackendUnavailable,
             LinuxError::Gone { .. } => ErrorCode::TargetClosed,
             LinuxError::Unresponsive { .. } => ErrorCode::AppUnresponsive,
             LinuxError::Unsupported { .. } => ErrorCode::NotSupported,
@@ -143,7 +150,9 @@ impl From<LinuxError> for Error {
             LinuxError::RootNotFound(_) => ErrorCode::RootNotFound,
             LinuxError::InvalidArgs(_) => ErrorCode::InvalidArgs,
             LinuxError::Dbus(zbus::Error::InputOutput(_)) => ErrorCode::BackendUnavailable,
-            LinuxError::Dbus(_) | LinuxError::X11(_) => ErrorCode::Internal,
+            LinuxError::Dbus(_) | LinuxError::X11(_) | LinuxError::Wayland(_) => {
+                ErrorCode::Internal
+            }
         };
         let err = Error::new(code, e.to_string());
         match hint {

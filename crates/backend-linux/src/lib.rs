@@ -53,12 +53,17 @@ mod lease;
 mod link;
 mod mapping;
 mod observe;
+mod origin;
 mod text_styles;
 use uidriver_procfs as procfs;
+mod desk;
 mod roots;
 mod screen;
 mod screen_input;
+mod wayland;
 mod x11;
+#[doc(hidden)]
+pub use wayland::testing as wayland_testing;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -75,6 +80,7 @@ pub use error::LinuxError;
 
 use atspi::events;
 use atspi::{text, Obj};
+use desk::DeskThread;
 use link::{Attachment, Link};
 use roots::{AppInfo, ListLimits, Target, Toolkit};
 use x11::connection::X11;
@@ -84,6 +90,13 @@ use x11::connection::X11;
 pub struct LinuxConfig {
     /// X11 display (`:99`); `None` skips X11 (roots then come from AT-SPI alone).
     pub display: Option<String>,
+    /// Wayland compositor socket (`WAYLAND_DISPLAY`: a name in `runtime_dir`, or a path).
+    /// With `swaysock` it is driven instead of `display` (see [`LinuxConfig::platform`]).
+    pub wayland_display: Option<String>,
+    /// `XDG_RUNTIME_DIR`, where a Wayland socket name is looked up.
+    pub runtime_dir: Option<std::path::PathBuf>,
+    /// sway's IPC socket (`SWAYSOCK`): the window list and focus on a sway desktop.
+    pub swaysock: Option<std::path::PathBuf>,
     /// Accessibility bus address; `None` asks `org.a11y.Bus` on the session bus.
     pub a11y_address: Option<String>,
     /// Session bus address; `None` uses the default session bus.
@@ -107,6 +120,9 @@ impl Default for LinuxConfig {
     fn default() -> Self {
         LinuxConfig {
             display: None,
+            wayland_display: None,
+            runtime_dir: None,
+            swaysock: None,
             a11y_address: None,
             session_address: None,
             call_timeout: Duration::from_millis(1000),
@@ -126,6 +142,9 @@ impl LinuxConfig {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         LinuxConfig {
             display: var("DISPLAY"),
+            wayland_display: var("WAYLAND_DISPLAY"),
+            runtime_dir: var("XDG_RUNTIME_DIR").map(Into::into),
+            swaysock: var("SWAYSOCK").map(Into::into),
             a11y_address: var("AT_SPI_BUS_ADDRESS"),
             session_address: var("DBUS_SESSION_BUS_ADDRESS"),
             ..LinuxConfig::default()
@@ -140,6 +159,9 @@ impl LinuxConfig {
             let v = (!v.is_empty()).then(|| v.to_string());
             match k {
                 "DISPLAY" => c.display = v,
+                "WAYLAND_DISPLAY" => c.wayland_display = v,
+                "XDG_RUNTIME_DIR" => c.runtime_dir = v.map(Into::into),
+                "SWAYSOCK" => c.swaysock = v.map(Into::into),
                 "AT_SPI_BUS_ADDRESS" => c.a11y_address = v,
                 "DBUS_SESSION_BUS_ADDRESS" => c.session_address = v,
                 _ => {}
@@ -147,6 +169,64 @@ impl LinuxConfig {
         }
         c
     }
+}
+
+/// The display server a configuration drives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Platform {
+    /// A sway (wlroots) Wayland session: its socket and its IPC socket.
+    Sway {
+        /// The compositor's socket path.
+        socket: std::path::PathBuf,
+        /// sway's IPC socket.
+        ipc: std::path::PathBuf,
+    },
+    /// An X server.
+    X11(String),
+    /// A Wayland session of a compositor uidriver cannot drive yet (no sway IPC): its socket.
+    OtherWayland(std::path::PathBuf),
+    /// Neither: roots come from AT-SPI alone, with no input and no pixels.
+    None,
+}
+
+impl LinuxConfig {
+    /// Which display server this configuration drives: a Wayland session with sway's IPC
+    /// first (`WAYLAND_DISPLAY` + `SWAYSOCK`), else X11 (`DISPLAY`, XWayland's too), else a
+    /// Wayland session uidriver cannot drive, else none.
+    pub fn platform(&self) -> Platform {
+        let socket = self.wayland_display.as_ref().map(|d| {
+            let p = std::path::Path::new(d);
+            match (&self.runtime_dir, p.is_absolute()) {
+                (Some(dir), false) => dir.join(p),
+                _ => p.to_path_buf(),
+            }
+        });
+        match (socket, &self.swaysock, &self.display) {
+            (Some(socket), Some(ipc), _) => Platform::Sway {
+                socket,
+                ipc: ipc.clone(),
+            },
+            (_, _, Some(d)) => Platform::X11(d.clone()),
+            (Some(socket), None, None) => Platform::OtherWayland(socket),
+            _ => Platform::None,
+        }
+    }
+}
+
+/// A thread on the display server `config` drives ([`LinuxConfig::platform`]); none without
+/// one. Connecting happens on first use.
+fn desk_thread(config: &LinuxConfig) -> std::result::Result<Option<DeskThread>, LinuxError> {
+    Ok(match config.platform() {
+        Platform::Sway { socket, ipc } => {
+            Some(DeskThread::Wayland(wayland::desk::WaylandDesk::start(
+                &socket.to_string_lossy(),
+                std::path::Path::new("/"),
+                ipc,
+            )?))
+        }
+        Platform::X11(d) => Some(DeskThread::X11(X11::start(Some(d))?)),
+        Platform::OtherWayland(_) | Platform::None => None,
+    })
 }
 
 /// The Linux backend. Cheap to clone; clones share the connections.
@@ -164,10 +244,11 @@ struct Inner {
     /// The attachment generation `apps` and `targets` were filled on: they name apps by bus
     /// names of that bus, which a new bus hands out again to other apps.
     generation: std::sync::atomic::AtomicU64,
-    x11: Option<X11>,
-    /// A second X11 thread for physical input only: typing a long text must not hold up the
+    /// The display server: windows, activation, pixels (`desk.rs`).
+    desk: Option<DeskThread>,
+    /// A second thread on it for physical input only: typing a long text must not hold up the
     /// window listing and captures other lanes need.
-    x11_input: Option<X11>,
+    desk_input: Option<DeskThread>,
     /// App facts by bus name. A std mutex: held only to copy or insert, never across a call.
     apps: Mutex<HashMap<String, Arc<AppInfo>>>,
     /// Listed roots by key, for observe to find the AT-SPI surface. Same locking rule.
@@ -188,15 +269,9 @@ impl LinuxBackend {
             config.session_address.as_deref(),
         )
         .await?;
-        let x11 = match &config.display {
-            Some(d) => Some(X11::start(Some(d.clone()))?),
-            None => None,
-        };
-        let x11_input = match &config.display {
-            Some(d) => Some(X11::start(Some(d.clone()))?),
-            None => None,
-        };
-        if let Some(x) = &x11 {
+        let desk = desk_thread(&config)?;
+        let desk_input = desk_thread(&config)?;
+        if let Some(DeskThread::X11(x)) = &desk {
             // Give windows their own pixmaps now, so the first capture does not wait for repaints.
             let x = x.clone();
             tokio::spawn(async move {
@@ -218,8 +293,8 @@ impl LinuxBackend {
                 config,
                 link,
                 generation: std::sync::atomic::AtomicU64::new(0),
-                x11,
-                x11_input,
+                desk,
+                desk_input,
                 apps: Mutex::new(HashMap::new()),
                 targets: Mutex::new(HashMap::new()),
                 clipboard: Mutex::new(None),
@@ -291,12 +366,10 @@ impl LinuxBackend {
             in_flight: inner.config.in_flight,
         };
         let x11_f = async {
-            match &inner.x11 {
+            match &inner.desk {
                 Some(x) => Some(
-                    x.run(deadline.cap(Duration::from_secs(2)), |c| {
-                        x11::ewmh::desktop(c)
-                    })
-                    .await,
+                    x.run(deadline.cap(Duration::from_secs(2)), |c| c.desktop())
+                        .await,
                 ),
                 None => None,
             }
@@ -358,15 +431,11 @@ impl LinuxBackend {
     /// `e` (the bus is gone), naming the X server first when it is gone too: an X server that
     /// went away takes the clients with it, the bus launcher among them, so it is the cause.
     async fn with_display(&self, e: LinuxError, deadline: Deadline) -> LinuxError {
-        let Some(x) = &self.inner.x11 else {
+        let Some(x) = &self.inner.desk else {
             return e;
         };
-        let ping = |c: &x11::connection::XConn| match x11::connection::is_broken(c) {
-            true => Err(LinuxError::X11("no answer".into())),
-            false => Ok(()),
-        };
-        match x.run(deadline.cap(Duration::from_millis(500)), ping).await {
-            Err(LinuxError::NoDisplay(d)) => LinuxError::NoDisplay(format!("{d}; {e}")),
+        match x.is_broken(deadline.cap(Duration::from_millis(500))).await {
+            Some(LinuxError::NoDisplay(d)) => LinuxError::NoDisplay(format!("{d}; {e}")),
             _ => e,
         }
     }
@@ -398,49 +467,35 @@ impl LinuxBackend {
             .ok_or_else(|| LinuxError::RootNotFound(format!("{} ({})", root.title, root.key)))
     }
 
-    /// Where GTK4's window-relative (0, 0) is on screen. GTK4 measures from its window widget,
-    /// which sits inside the X11 window by the client-side frame: `_GTK_FRAME_EXTENTS` when set
-    /// (shadows under a compositor), else the difference in size split evenly (gnome-calculator
-    /// on Xvfb: X11 365x496, window widget 355x486, a 5 px resize border on each side).
-    async fn gtk4_origin(
-        &self,
-        att: &Attachment,
-        target: &Target,
-        deadline: Deadline,
-    ) -> Option<(i32, i32)> {
-        let (x, w) = (
-            self.inner.x11.as_ref()?,
-            u32::try_from(target.info.window_id?).ok()?,
-        );
-        let (rect, frame) = x
-            .run(deadline.cap(Duration::from_millis(500)), move |c| {
-                x11::ewmh::client_rect(c, w)
-            })
-            .await
-            .ok()?;
-        if let Some([left, _, top, _]) = frame {
-            return Some((rect.x + left as i32, rect.y + top as i32));
+    /// The name input is serialized under (the lease file's, `lease.rs`): the X display, or the
+    /// Wayland socket.
+    fn seat_name(&self) -> String {
+        match self.inner.config.platform() {
+            Platform::Sway { socket, .. } | Platform::OtherWayland(socket) => {
+                socket.to_string_lossy().into_owned()
+            }
+            Platform::X11(d) => d,
+            Platform::None => String::new(),
         }
-        let surface = target.obj.as_ref()?;
-        let c = att.bus.caller(deadline, self.inner.config.ping_timeout, 1);
-        let (_, _, ew, eh) = atspi::component::extents(&c, surface, atspi::component::COORD_SCREEN)
-            .await
-            .ok()?;
-        let dx = ((rect.width - ew) / 2).max(0);
-        let dy = ((rect.height - eh) / 2).max(0);
-        Some((rect.x + dx, rect.y + dy))
+    }
+
+    /// How physical input is delivered here (XTEST, or a compositor's virtual devices).
+    fn delivery_method(&self) -> uidriver_core::DeliveryMethod {
+        self.inner
+            .desk_input
+            .as_ref()
+            .map_or(uidriver_core::DeliveryMethod::Xtest, DeskThread::delivery)
     }
 
     /// The mapped popup windows (menus open on screen); none without X11 or when it does not
     /// answer in time.
     async fn popup_rects(&self, deadline: Deadline) -> Vec<uidriver_core::Bounds> {
-        let Some(x) = self.inner.x11.as_ref() else {
+        let Some(x) = self.inner.desk.as_ref() else {
             return Vec::new();
         };
-        x.run(
-            deadline.cap(Duration::from_millis(500)),
-            x11::window::popup_rects,
-        )
+        x.run(deadline.cap(Duration::from_millis(500)), |c| {
+            c.popup_rects()
+        })
         .await
         .unwrap_or_default()
     }
@@ -453,10 +508,10 @@ impl LinuxBackend {
         height: i32,
         deadline: Deadline,
     ) -> Option<(i32, i32)> {
-        let x = self.inner.x11.as_ref()?;
+        let x = self.inner.desk.as_ref()?;
         let found = x
             .run(deadline.cap(Duration::from_millis(500)), move |c| {
-                x11::window::popups_of_size(c, width, height)
+                desk::popups_of_size(c, width, height)
             })
             .await
             .ok()?;
@@ -495,11 +550,7 @@ impl LinuxBackend {
         deadline: Deadline,
     ) -> std::result::Result<Snapshot, LinuxError> {
         let toolkit = target.app.as_ref().map_or(Toolkit::Other, |a| a.toolkit);
-        let origin = if toolkit == Toolkit::Gtk4 {
-            self.gtk4_origin(att, target, deadline).await
-        } else {
-            None
-        };
+        let origin = self.window_origin(att, target, deadline).await;
         let popups = if toolkit == Toolkit::Gtk2 {
             self.popup_rects(deadline).await
         } else {
@@ -693,7 +744,7 @@ impl Backend for LinuxBackend {
 
     fn screen(&self) -> Option<&dyn uidriver_core::ScreenControl> {
         self.inner
-            .x11
+            .desk
             .as_ref()
             .map(|_| self as &dyn uidriver_core::ScreenControl)
     }
@@ -837,8 +888,8 @@ impl Backend for LinuxBackend {
     /// Politely, through the window manager (`x11/ewmh.rs`, `request_close`); never a kill.
     async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
         let x =
-            self.inner.x11.as_ref().ok_or_else(|| {
-                Error::from(LinuxError::NoDisplay("no DISPLAY configured".into()))
+            self.inner.desk.as_ref().ok_or_else(|| {
+                Error::from(LinuxError::NoDisplay("no display configured".into()))
             })?;
         let window = root.window_id.and_then(|w| u32::try_from(w).ok());
         let Some(w) = window.filter(|_| !matches!(root.kind, RootKind::Menu | RootKind::Popover))
@@ -850,10 +901,7 @@ impl Backend for LinuxBackend {
             ))
             .with_hint("Dismiss it with act_ui (keypress Escape, or its own Close button)."));
         };
-        if !x
-            .run(deadline, move |c| x11::ewmh::request_close(c, w))
-            .await?
-        {
+        if !x.run(deadline, move |c| c.request_close(w)).await? {
             return Err(Error::unsupported(format!(
                 "window \"{}\" does not accept a polite close request (no WM_DELETE_WINDOW)",
                 root.title
@@ -865,27 +913,20 @@ impl Backend for LinuxBackend {
 
     async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
         let x =
-            self.inner.x11.as_ref().ok_or_else(|| {
-                Error::from(LinuxError::NoDisplay("no DISPLAY configured".into()))
+            self.inner.desk.as_ref().ok_or_else(|| {
+                Error::from(LinuxError::NoDisplay("no display configured".into()))
             })?;
         let window = root.window_id.and_then(|w| u32::try_from(w).ok());
         let bounds = root.bounds;
         let img = x
             .run(deadline, move |c| {
                 let rect = match window {
-                    Some(w) => {
-                        let (ox, oy) = x11::ewmh::origin(c, w)?;
-                        let g = x11rb::protocol::xproto::ConnectionExt::get_geometry(&c.conn, w)
-                            .map_err(x11::connection::xerr)?
-                            .reply()
-                            .map_err(x11::connection::xerr)?;
-                        uidriver_core::Bounds::new(ox, oy, i32::from(g.width), i32::from(g.height))
-                    }
+                    Some(w) => c.client_rect(w)?.0,
                     None => bounds.ok_or_else(|| {
                         LinuxError::InvalidArgs("root has no bounds to capture".into())
                     })?,
                 };
-                x11::capture::capture(c, window, rect)
+                c.capture(window, rect)
             })
             .await?;
         Ok(img)

@@ -24,7 +24,7 @@ use crate::atspi::{accessible, application, component, state, Obj, States, REGIS
 use crate::error::LinuxError;
 use crate::mapping::{is_surface_role, role};
 use crate::procfs;
-use crate::x11::ewmh::{XDesktop, XWindow};
+use crate::x11::ewmh::{Server, XDesktop, XWindow};
 
 /// Processes that are the desktop itself, never an app to drive (by AT-SPI app name or
 /// `/proc/PID/comm`).
@@ -319,7 +319,7 @@ async fn read_surface(c: &Caller, obj: Obj) -> Result<Surface, LinuxError> {
     })
 }
 
-/// Pairs AT-SPI surfaces with X11 windows and builds the root list.
+/// Pairs AT-SPI surfaces with the display server's windows and builds the root list.
 pub(crate) fn pair(
     apps: &[(Arc<AppInfo>, Option<Vec<Surface>>)],
     x: Option<&XDesktop>,
@@ -368,7 +368,7 @@ pub(crate) fn pair(
                 .copied()
                 .filter(|&s| !used_s[s] && surfaces[s].name == xw.title)
                 .collect();
-            if let Some(best) = nearest(&same, surfaces, xw, app.toolkit) {
+            if let Some(best) = nearest(&same, surfaces, xw, app.toolkit, xd.server) {
                 used_s[best] = true;
                 used_windows[w] = true;
                 pairs.push((best, w));
@@ -384,8 +384,13 @@ pub(crate) fn pair(
             if rest.iter().any(|&s| is_shown(&surfaces[s])) {
                 rest.retain(|&s| is_shown(&surfaces[s]));
             }
-            if let Some(best) = nearest(&rest, surfaces, &xd.windows[w], app.toolkit) {
-                let d = distance(surfaces[best].extents, &xd.windows[w], app.toolkit);
+            if let Some(best) = nearest(&rest, surfaces, &xd.windows[w], app.toolkit, xd.server) {
+                let d = distance(
+                    surfaces[best].extents,
+                    &xd.windows[w],
+                    app.toolkit,
+                    xd.server,
+                );
                 if d < 64 || rest.len() == 1 {
                     used_s[best] = true;
                     used_windows[w] = true;
@@ -455,28 +460,35 @@ fn surface_kind(s: &Surface) -> Option<RootKind> {
     }
 }
 
-fn distance(ext: Option<Bounds>, w: &XWindow, tk: Toolkit) -> i32 {
+fn distance(ext: Option<Bounds>, w: &XWindow, tk: Toolkit, server: Server) -> i32 {
     let Some(e) = ext else { return i32::MAX / 2 };
     let size = (e.width - w.bounds.width).abs() + (e.height - w.bounds.height).abs();
-    if tk == Toolkit::Gtk4 {
-        // GTK4 extents are window-relative: only the size says anything.
+    if tk == Toolkit::Gtk4 || server == Server::Sway {
+        // GTK4 extents, and all on Wayland, are window-relative: only the size says anything.
         size
     } else {
         size + (e.x - w.bounds.x).abs() + (e.y - w.bounds.y).abs()
     }
 }
 
-fn nearest(cands: &[usize], surfaces: &[Surface], w: &XWindow, tk: Toolkit) -> Option<usize> {
+fn nearest(
+    cands: &[usize],
+    surfaces: &[Surface],
+    w: &XWindow,
+    tk: Toolkit,
+    server: Server,
+) -> Option<usize> {
     cands
         .iter()
         .copied()
-        .min_by_key(|&s| distance(surfaces[s].extents, w, tk))
+        .min_by_key(|&s| distance(surfaces[s].extents, w, tk, server))
 }
 
-fn x11_key(w: &XWindow, start_time: u64) -> String {
+fn window_key(w: &XWindow, start_time: u64, server: Server) -> String {
+    let prefix = server.key_prefix();
     match w.pid {
-        Some(pid) => format!("x11:{:#x}:{pid}:{start_time}", w.id),
-        None => format!("x11:{:#x}:nopid", w.id),
+        Some(pid) => format!("{prefix}:{:#x}:{pid}:{start_time}", w.id),
+        None => format!("{prefix}:{:#x}:nopid", w.id),
     }
 }
 
@@ -514,7 +526,7 @@ fn paired_root(app: &Arc<AppInfo>, s: &Surface, w: &XWindow, xd: &XDesktop) -> T
     };
     Target {
         info: RootInfo {
-            key: x11_key(w, app.start_time),
+            key: window_key(w, app.start_time, xd.server),
             backend: "linux".into(),
             kind,
             app: app.name.clone(),
@@ -586,7 +598,7 @@ fn x11_only_root(w: &XWindow, app: Option<(&Arc<AppInfo>, bool)>, xd: &XDesktop)
         .unwrap_or_default();
     Target {
         info: RootInfo {
-            key: x11_key(w, start),
+            key: window_key(w, start, xd.server),
             backend: "linux".into(),
             kind: if w.dialog {
                 RootKind::Dialog
@@ -685,6 +697,7 @@ mod tests {
                 win(0x400, None, "display", b1, 3),
             ],
             active: Some(0x200),
+            ..XDesktop::default()
         };
         let surfaces = vec![
             surf("/a/2", role::FRAME, "Doc", Some(b2), true),
@@ -743,6 +756,7 @@ mod tests {
                 win(0x900, Some(20), "Frozen", b, 2),
             ],
             active: None,
+            ..XDesktop::default()
         };
         let mut menu = surf(
             "/m",
@@ -813,6 +827,7 @@ mod tests {
                 new_folder,
             ],
             active: Some(0x300),
+            ..XDesktop::default()
         };
         let visible = |mut s: Surface| {
             s.states.0 |= 1 << state::VISIBLE;

@@ -16,10 +16,8 @@ use uidriver_core::{
     ScreenControl, ScreenFrame, ScreenInput, StepReport,
 };
 
-use x11rb::connection::Connection as _;
-
 use crate::x11::ewmh::XDesktop;
-use crate::{clipboard, x11, LinuxBackend};
+use crate::{clipboard, LinuxBackend};
 
 /// Longest time `activate_app` waits for a launched application's window.
 const LAUNCH_WAIT: Duration = Duration::from_secs(20);
@@ -164,11 +162,11 @@ fn desktop_entry(text: &str) -> (Option<String>, Option<Vec<String>>) {
 }
 
 impl LinuxBackend {
-    fn x11(&self) -> Result<&x11::connection::X11> {
-        self.inner.x11.as_ref().ok_or_else(|| {
+    fn desk(&self) -> Result<&crate::desk::DeskThread> {
+        self.inner.desk.as_ref().ok_or_else(|| {
             Error::new(
                 ErrorCode::BackendUnavailable,
-                "no X display: whole-screen control needs one",
+                "no display server: whole-screen control needs one",
             )
         })
     }
@@ -184,16 +182,16 @@ impl LinuxBackend {
 
     /// Asks the window manager to activate `window` and waits until it is the active window.
     async fn activate_window(&self, window: u32, deadline: Deadline) -> Result<bool> {
-        let x = self.x11()?;
+        let x = self.desk()?;
         x.run(deadline.cap(Duration::from_secs(2)), move |c| {
-            x11::ewmh::request_activate(c, window)
+            c.request_activate(window)
         })
         .await
         .map_err(Error::from)?;
         let until = deadline.cap(Duration::from_secs(3));
         loop {
             let active = x
-                .run(until, |c| x11::ewmh::desktop(c).map(|d| d.active))
+                .run(until, |c| c.desktop().map(|d| d.active))
                 .await
                 .map_err(Error::from)?;
             if active == Some(window) {
@@ -210,17 +208,11 @@ impl LinuxBackend {
 #[async_trait]
 impl ScreenControl for LinuxBackend {
     async fn screenshot(&self, deadline: Deadline) -> Result<RawImage> {
-        let x = self.x11()?;
+        let x = self.desk()?;
         let img = x
             .run(deadline, |c| {
-                let s = &c.conn.setup().roots[c.screen];
-                let full = Bounds::new(
-                    0,
-                    0,
-                    i32::from(s.width_in_pixels),
-                    i32::from(s.height_in_pixels),
-                );
-                x11::capture::capture(c, None, full)
+                let full = c.screen()?;
+                c.capture(None, full)
             })
             .await
             .map_err(Error::from)?;
@@ -233,8 +225,8 @@ impl ScreenControl for LinuxBackend {
 
     async fn frame(&self, deadline: Deadline) -> Result<ScreenFrame> {
         let d = self
-            .x11()?
-            .run(deadline, x11::ewmh::desktop)
+            .desk()?
+            .run(deadline, |c| c.desktop())
             .await
             .map_err(Error::from)?;
         Ok(ScreenFrame {

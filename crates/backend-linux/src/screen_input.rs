@@ -4,9 +4,8 @@
 //! beyond delivery: each event's outcome is `unknown` unless it failed before sending.
 
 use uidriver_core::{Deadline, Delivery, Error, InputLock, Result, ScreenInput, StepReport};
-use uidriver_core::{DeliveryMethod, GroundingMethod, VerificationMethod};
+use uidriver_core::{GroundingMethod, VerificationMethod};
 
-use crate::x11::input;
 use crate::{lease, LinuxBackend};
 
 fn point(e: &ScreenInput) -> Option<(i32, i32)> {
@@ -25,11 +24,13 @@ pub(crate) async fn send(
     lock: &InputLock,
     deadline: Deadline,
 ) -> Result<Vec<StepReport>> {
-    let x =
-        backend.inner.x11.as_ref().ok_or_else(|| {
-            Error::new(uidriver_core::ErrorCode::BackendUnavailable, "no X display")
-        })?;
-    let display = backend.inner.config.display.clone().unwrap_or_default();
+    let x = backend.inner.desk_input.as_ref().ok_or_else(|| {
+        Error::new(
+            uidriver_core::ErrorCode::BackendUnavailable,
+            "no display server",
+        )
+    })?;
+    let display = backend.seat_name();
     let _held = lock.hold().await;
     let _lease = lease::acquire(&display, deadline).await?;
     let mut reports = Vec::new();
@@ -43,28 +44,23 @@ pub(crate) async fn send(
         r.grounding.point = point(ev);
         let job = ev.clone();
         let sent = x
-            .run(deadline, move |c| {
-                let (conn, root) = (&c.conn, c.root());
-                match &job {
-                    ScreenInput::Move(px, py) => input::move_to(conn, root, *px, *py),
-                    ScreenInput::Click {
-                        x,
-                        y,
-                        button,
-                        count,
-                    } => input::click(conn, root, *x, *y, *button, *count),
-                    ScreenInput::Scroll { x, y, dx, dy } => {
-                        input::scroll(conn, root, *x, *y, *dx, *dy)
-                    }
-                    ScreenInput::Drag(path, b) => input::drag(conn, root, path, *b),
-                    ScreenInput::Type(t) => input::type_text(conn, root, t),
-                    ScreenInput::Keys(k) => input::press_chords(conn, root, k),
-                    ScreenInput::KeyDown(k) => input::key_event(conn, root, k, true),
-                    ScreenInput::KeyUp(k) => input::key_event(conn, root, k, false),
-                }
+            .run(deadline, move |c| match &job {
+                ScreenInput::Move(px, py) => c.move_to(*px, *py),
+                ScreenInput::Click {
+                    x,
+                    y,
+                    button,
+                    count,
+                } => c.click(*x, *y, *button, *count),
+                ScreenInput::Scroll { x, y, dx, dy } => c.scroll(*x, *y, *dx, *dy),
+                ScreenInput::Drag(path, b) => c.drag(path, *b),
+                ScreenInput::Type(t) => c.type_text_until(t, None),
+                ScreenInput::Keys(k) => c.press_chords(k),
+                ScreenInput::KeyDown(k) => c.key_event(k, true),
+                ScreenInput::KeyUp(k) => c.key_event(k, false),
             })
             .await;
-        r.delivery.method = DeliveryMethod::Xtest;
+        r.delivery.method = backend.delivery_method();
         match sent {
             Ok(()) => {
                 r.delivery.delivered = Delivery::Delivered;

@@ -37,6 +37,9 @@ vocabulary!(
         Focus = "focus",
         /// Synthetic pointer or keyboard input through the X server (XTEST).
         Xtest = "xtest",
+        /// Synthetic pointer or keyboard input through a Wayland compositor's virtual input
+        /// devices (`zwlr_virtual_pointer_v1`, `zwp_virtual_keyboard_v1`).
+        VirtualInput = "virtual-input",
         /// Pointer or key events dispatched to a page's renderer (CDP `Input`).
         CdpInput = "cdp-input",
         /// A change made through the page's DOM.

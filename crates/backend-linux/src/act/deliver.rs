@@ -15,7 +15,7 @@
 //! Nothing here is ever retried. The steps themselves are `pointer.rs` and `keyboard.rs`.
 
 use std::time::{Duration, Instant};
-use uidriver_core::{DeliveryMethod, VerificationMethod};
+use uidriver_core::VerificationMethod;
 
 use uidriver_core::action::{Button, KeyChord, Point};
 use uidriver_core::{Bounds, Delivery, Error, ErrorCode, Role, StepReport};
@@ -26,8 +26,7 @@ use crate::atspi::{component, Obj};
 use crate::error::LinuxError;
 use crate::lease;
 use crate::roots::Toolkit;
-use crate::x11::input;
-use crate::x11::window::{self, Activation, Hit, HitTarget};
+use crate::x11::window::{Activation, Hit, HitTarget};
 
 /// How long the window manager may take to activate a window (openbox on Xvfb: 10–60 ms
 /// usually; up to ~0.8 s seen while two GTK apps and a build shared the two cores).
@@ -112,7 +111,7 @@ pub(crate) async fn exclusive<'a>(ctx: &'a Ctx<'_>) -> Result<Exclusive<'a>, Err
             "physical input is forbidden by headless: true; nothing was sent",
         ));
     }
-    let display = ctx.backend.inner.config.display.clone().unwrap_or_default();
+    let display = ctx.backend.seat_name();
     let input = ctx.input.hold().await;
     let lease = lease::acquire(&display, ctx.deadline).await?;
     Ok(Exclusive {
@@ -135,10 +134,10 @@ pub(crate) async fn deliver_held(
     aim: Aim<'_>,
     send: Send,
 ) -> Result<Sent, Error> {
-    let x = ctx.backend.inner.x11_input.as_ref().ok_or_else(|| {
+    let x = ctx.backend.inner.desk_input.as_ref().ok_or_else(|| {
         Error::new(
             ErrorCode::BackendUnavailable,
-            "no X display: physical input needs one",
+            "no display server: physical input needs one",
         )
     })?;
     // Grounding again under the lease: whatever was resolved before could have moved.
@@ -178,7 +177,7 @@ pub(crate) async fn deliver_held(
     let end = x
         .run(ctx.deadline, move |c| {
             if let Some((w, then)) = frame {
-                let now = window::visible_rect(c, w)?;
+                let now = c.visible_rect(w)?;
                 if now != then {
                     return Ok(JobEnd::Refused(
                         ErrorCode::GuiFrameStale,
@@ -188,10 +187,10 @@ pub(crate) async fn deliver_held(
             }
             let mut activation = None;
             if let Some(w) = activate {
-                let a = window::activate(c, w, ACTIVATE_TIMEOUT)?;
+                let a = c.activate(w, ACTIVATE_TIMEOUT)?;
                 if let Activation::Refused { active } = a {
                     let instead = match active {
-                        Some(a) => format!("{a:#x} {:?} keeps the focus", window::title_of(c, a)),
+                        Some(a) => format!("{a:#x} {:?} keeps the focus", title_of(c, a)),
                         None => "no window is active".into(),
                     };
                     return Ok(JobEnd::Refused(
@@ -205,7 +204,7 @@ pub(crate) async fn deliver_held(
                 activation = Some(a);
             }
             if let Some(((px, py), t)) = &hit {
-                let h = window::hit_test(c, *px, *py, t)?;
+                let h = c.hit_test(*px, *py, t)?;
                 if !h.reaches_target() {
                     return Ok(JobEnd::Refused(
                         ErrorCode::GuiFrameStale,
@@ -213,23 +212,22 @@ pub(crate) async fn deliver_held(
                     ));
                 }
             }
-            let (conn, root) = (&c.conn, c.root());
             let sent = match &job_send {
                 Send::Click(b, n) => {
                     let (px, py) = job_points[0];
-                    input::click(conn, root, px, py, *b, *n)
+                    c.click(px, py, *b, *n)
                 }
                 Send::Move => {
                     let (px, py) = job_points[0];
-                    input::move_to(conn, root, px, py)
+                    c.move_to(px, py)
                 }
                 Send::Scroll(dx, dy) => {
                     let (px, py) = job_points[0];
-                    input::scroll(conn, root, px, py, *dx, *dy)
+                    c.scroll(px, py, *dx, *dy)
                 }
-                Send::Drag(b) => input::drag(conn, root, &job_points, *b),
-                Send::Keys(k) => input::press_chords(conn, root, k),
-                Send::Type(t) => input::type_text_until(conn, root, t, Some(stop)),
+                Send::Drag(b) => c.drag(&job_points, *b),
+                Send::Keys(k) => c.press_chords(k),
+                Send::Type(t) => c.type_text_until(t, Some(stop)),
             };
             Ok(match sent {
                 Ok(()) => JobEnd::Sent(activation),
@@ -244,11 +242,19 @@ pub(crate) async fn deliver_held(
         // The job may still be running on the X thread.
         Err(LinuxError::Deadline(what)) => Err(Error::new(
             ErrorCode::Timeout,
-            format!("the X server did not finish in time ({what})"),
+            format!("the display server did not finish in time ({what})"),
         )
         .delivered(Delivery::Maybe)),
         Err(e) => Err(Error::from(e)),
     }
+}
+
+/// A window's title as the window manager lists it (empty when unknown).
+fn title_of(c: &mut dyn crate::desk::Desk, w: u32) -> String {
+    c.desktop()
+        .ok()
+        .and_then(|d| d.windows.into_iter().find(|x| x.id == w).map(|x| x.title))
+        .unwrap_or_default()
 }
 
 fn covered(h: &Hit, px: i32, py: i32) -> String {
@@ -269,16 +275,14 @@ fn covered(h: &Hit, px: i32, py: i32) -> String {
 /// such as LibreOffice give no element the focus while its window is in the background);
 /// whether the window is active now. Never under `headless`: activating steals the focus.
 pub(crate) async fn activate_for_keys(ctx: &Ctx<'_>) -> bool {
-    let (Some(x), Some(w)) = (ctx.backend.inner.x11_input.as_ref(), ctx.window()) else {
+    let (Some(x), Some(w)) = (ctx.backend.inner.desk_input.as_ref(), ctx.window()) else {
         return false;
     };
     if ctx.headless {
         return false;
     }
     let a = x
-        .run(ctx.deadline, move |c| {
-            window::activate(c, w, ACTIVATE_TIMEOUT)
-        })
+        .run(ctx.deadline, move |c| c.activate(w, ACTIVATE_TIMEOUT))
         .await;
     matches!(a, Ok(Activation::Activated(_)))
 }
@@ -366,7 +370,7 @@ async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
     let (sx, sy) = ctx.backend.gtk4_popup_origin(pw, ph, ctx.deadline).await?;
     let (ox, oy) = ctx
         .backend
-        .gtk4_origin(&ctx.att, &ctx.target, ctx.deadline)
+        .window_origin(&ctx.att, &ctx.target, ctx.deadline)
         .await?;
     // live_bounds adds the window's origin; the popover's surface is the right one.
     Some((sx - px - ox, sy - py - oy))
@@ -374,12 +378,12 @@ async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
 
 pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>, LinuxError> {
     let (x, y, w, h) = component::extents(&ctx.caller, o, component::COORD_SCREEN).await?;
-    let gtk4 = ctx.toolkit() == Toolkit::Gtk4;
-    if gtk4 {
-        // GTK 4 answers window-relative extents even for screen coordinates.
+    if ctx.backend.window_relative(ctx.toolkit()) {
+        // GTK 4, and every toolkit on Wayland, answers window-relative extents even for
+        // screen coordinates.
         let origin = ctx
             .backend
-            .gtk4_origin(&ctx.att, &ctx.target, ctx.deadline)
+            .window_origin(&ctx.att, &ctx.target, ctx.deadline)
             .await;
         return Ok(origin.map(|(ox, oy)| Bounds::new(x + ox, y + oy, w, h)));
     }
@@ -391,8 +395,8 @@ pub(crate) fn screen_point(ctx: &Ctx<'_>, p: &Point) -> Option<(i32, i32)> {
     ctx.state.image.as_ref().map(|img| img.to_screen(p.x, p.y))
 }
 
-pub(crate) fn record(r: &mut StepReport, send: &Send, sent: &Sent) {
-    r.delivery.method = DeliveryMethod::Xtest;
+pub(crate) fn record(ctx: &Ctx<'_>, r: &mut StepReport, send: &Send, sent: &Sent) {
+    r.delivery.method = ctx.backend.delivery_method();
     r.delivery.delivered = Delivery::Delivered;
     let mut d = send.describe();
     match sent.activation {
@@ -408,8 +412,8 @@ pub(crate) fn record(r: &mut StepReport, send: &Send, sent: &Sent) {
     }
 }
 
-pub(crate) fn failed(r: &mut StepReport, e: Error) {
-    r.delivery.method = DeliveryMethod::Xtest;
+pub(crate) fn failed(ctx: &Ctx<'_>, r: &mut StepReport, e: Error) {
+    r.delivery.method = ctx.backend.delivery_method();
     r.delivery.delivered = e.delivery;
     r.error = Some(e);
 }

@@ -122,10 +122,10 @@ pub(crate) async fn focus(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef) {
 /// Whether the root's window is the active one (None when unknown).
 async fn window_active(ctx: &Ctx<'_>) -> Option<bool> {
     let w = ctx.window()?;
-    let x = ctx.backend.inner.x11.as_ref()?;
+    let x = ctx.backend.inner.desk.as_ref()?;
     x.run(
         ctx.deadline.cap(std::time::Duration::from_millis(500)),
-        move |c| crate::x11::window::is_active(c, w),
+        move |c| c.is_active(w),
     )
     .await
     .ok()
@@ -159,7 +159,7 @@ pub(crate) async fn keypress(
     };
     let held = match exclusive(ctx).await {
         Ok(h) => h,
-        Err(err) => return failed(r, err),
+        Err(err) => return failed(ctx, r, err),
     };
     if let Some(el) = &el {
         if let Err(err) = focus_for_keys(ctx, el).await {
@@ -173,10 +173,10 @@ pub(crate) async fn keypress(
     let send = Send::Keys(keys.to_vec());
     let sent = match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
         Ok(s) => s,
-        Err(e) => return failed(r, e),
+        Err(e) => return failed(ctx, r, e),
     };
     drop(held);
-    record(r, &send, &sent);
+    record(ctx, r, &send, &sent);
     let activated = !matches!(sent.activation, Some(Activation::Already) | None);
     // First the element the keys went to: its text, caret or selection.
     let budget = ctx.unconfirmed_wait();
@@ -301,7 +301,7 @@ pub(crate) async fn type_text(
     }
     let held = match exclusive(ctx).await {
         Ok(h) => h,
-        Err(err) => return failed(r, err),
+        Err(err) => return failed(ctx, r, err),
     };
     if let Some(el) = el {
         if let Err(err) = focus_for_keys(ctx, el).await {
@@ -312,8 +312,8 @@ pub(crate) async fn type_text(
     let mut w = watch_app(ctx).await;
     let send = Send::Type(text_in.to_string());
     match deliver_held(ctx, &held, Aim::Keyboard, send.clone()).await {
-        Ok(sent) => record(r, &send, &sent),
-        Err(e) => return failed(r, e),
+        Ok(sent) => record(ctx, r, &send, &sent),
+        Err(e) => return failed(ctx, r, e),
     }
     drop(held);
     // Let the app process the last keys before reading back.

@@ -86,11 +86,12 @@ async fn probe_within(
     if corrected || overlaid(ctx.state, el.index, point) {
         return Landing::Unknown;
     }
-    // GTK 4 hit-tests in window-relative coordinates, whatever the call says.
-    let (x, y) = if ctx.toolkit() == Toolkit::Gtk4 {
+    // GTK 4 (and every toolkit on Wayland) hit-tests in window-relative coordinates,
+    // whatever the call says.
+    let (x, y) = if ctx.backend.window_relative(ctx.toolkit()) {
         match ctx
             .backend
-            .gtk4_origin(&ctx.att, &ctx.target, ctx.deadline)
+            .window_origin(&ctx.att, &ctx.target, ctx.deadline)
             .await
         {
             Some((ox, oy)) => (point.0 - ox, point.1 - oy),

@@ -188,11 +188,12 @@ impl Ctx<'_> {
 /// Longest wait for a window the app announced to be managed by the window manager.
 const NEW_WINDOW_WAIT: Duration = Duration::from_secs(2);
 
-/// Ids of the managed windows now (None without X11).
+/// Ids of the managed windows now (None without a display server).
 async fn listed_windows(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
-    let x = ctx.backend.inner.x11.as_ref()?;
+    let x = ctx.backend.inner.desk.as_ref()?;
     x.run(ctx.deadline.cap(Duration::from_millis(500)), |c| {
-        crate::x11::ewmh::desktop(c).map(|d| d.windows.iter().map(|w| w.id).collect())
+        c.desktop()
+            .map(|d| d.windows.iter().map(|w| w.id).collect())
     })
     .await
     .ok()
@@ -214,12 +215,12 @@ pub(crate) async fn root_window_closed(ctx: &Ctx<'_>) -> bool {
 }
 
 async fn window_change_of(ctx: &Ctx<'_>, before: &[u32], new_too: bool) -> Option<String> {
-    let x = ctx.backend.inner.x11.as_ref()?;
+    let x = ctx.backend.inner.desk.as_ref()?;
     let own = ctx.window();
     let pid = ctx.target.info.pid;
     let before = before.to_vec();
     x.run(ctx.deadline.cap(Duration::from_millis(500)), move |c| {
-        crate::x11::ewmh::desktop(c).map(|d| {
+        c.desktop().map(|d| {
             let shown = |id: u32| d.windows.iter().any(|w| w.id == id && !w.hidden);
             if own.is_some_and(|id| before.contains(&id) && !shown(id)) {
                 return Some("the root's window closed".to_string());
@@ -260,7 +261,7 @@ pub(crate) async fn windows_now(ctx: &Ctx<'_>) -> Option<Vec<u32>> {
 /// lists a new mapped window of the app, so the root listing that follows the act shows it.
 /// GTK 3 announces a file chooser ~150 ms after ctrl+s and maps it a little later.
 async fn await_new_window(ctx: &Ctx<'_>, before: &[u32]) {
-    let (Some(x), Some(pid)) = (ctx.backend.inner.x11.as_ref(), ctx.target.info.pid) else {
+    let (Some(x), Some(pid)) = (ctx.backend.inner.desk.as_ref(), ctx.target.info.pid) else {
         return;
     };
     let until = ctx.deadline.cap(NEW_WINDOW_WAIT);
@@ -268,7 +269,7 @@ async fn await_new_window(ctx: &Ctx<'_>, before: &[u32]) {
         let before = before.to_vec();
         let found = x
             .run(until, move |c| {
-                crate::x11::ewmh::desktop(c).map(|d| {
+                c.desktop().map(|d| {
                     d.windows
                         .iter()
                         .any(|w| of_app(Some(pid), w.pid) && !w.hidden && !before.contains(&w.id))

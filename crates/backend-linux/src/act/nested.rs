@@ -58,10 +58,10 @@ pub(crate) async fn end_nested_loop(ctx: &Ctx<'_>, bus: &str, before: &[u32]) ->
         window = id,
         "the action runs a modal window inside its call; asking it to close"
     );
-    let x = ctx.backend.inner.x11.as_ref()?;
+    let x = ctx.backend.inner.desk.as_ref()?;
     let _ = x
         .run(ctx.deadline.cap(Duration::from_millis(500)), move |c| {
-            crate::x11::ewmh::request_close(c, id)
+            c.request_close(id)
         })
         .await;
     let until = Instant::now() + RECOVER;
@@ -107,11 +107,11 @@ async fn answers(ctx: &Ctx<'_>, bus: &str, within: Duration) -> bool {
 
 /// A shown modal (or dialog) window of the target's app that was not listed before the call.
 async fn new_modal_window(ctx: &Ctx<'_>, before: &[u32]) -> Option<(u32, String)> {
-    let x = ctx.backend.inner.x11.as_ref()?;
+    let x = ctx.backend.inner.desk.as_ref()?;
     let pid = ctx.target.info.pid?;
     let before = before.to_vec();
     x.run(ctx.deadline.cap(Duration::from_millis(500)), move |c| {
-        crate::x11::ewmh::desktop(c).map(|d| {
+        c.desktop().map(|d| {
             d.windows
                 .iter()
                 .rev()

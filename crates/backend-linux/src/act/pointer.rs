@@ -14,7 +14,6 @@ use super::press::Reached;
 use super::verify::{self, SETTLE};
 use super::{needs_foreground, refuse, Ctx, Element, RefAim};
 use crate::atspi::Obj;
-use crate::x11::input;
 use crate::x11::window::Activation;
 use deliver::{events_only, failed, record, screen_point, watch_app};
 
@@ -79,8 +78,8 @@ pub(crate) async fn click_pixels(
     let mut w = watch_app(ctx).await;
     let send = Send::Click(button, count);
     match deliver::deliver(ctx, Aim::Points(vec![sp]), send.clone()).await {
-        Ok(sent) => record(r, &send, &sent),
-        Err(e) => return failed(r, e),
+        Ok(sent) => record(ctx, r, &send, &sent),
+        Err(e) => return failed(ctx, r, e),
     }
     let budget = super::verify::SETTLE;
     deliver::events_only_within(ctx, r, w.as_mut(), false, budget, windows.as_deref()).await;
@@ -120,10 +119,10 @@ pub(crate) async fn click_element(
     let mut w = ctx.watch(&el.obj.bus).await;
     let activated = match deliver::deliver(ctx, Aim::Element(el, Vec::new()), send.clone()).await {
         Ok(sent) => {
-            record(r, &send, &sent);
+            record(ctx, r, &send, &sent);
             matches!(sent.activation, Some(Activation::Activated(_)))
         }
-        Err(e) => return failed(r, e),
+        Err(e) => return failed(ctx, r, e),
     };
     if let Some(why) = why {
         let d = r.delivery.detail.take().unwrap_or_default();
@@ -168,9 +167,9 @@ pub(crate) async fn move_mouse(ctx: &Ctx<'_>, r: &mut StepReport, target: &Targe
     let mut w = watch_app(ctx).await;
     let sent = match deliver::deliver(ctx, aim, Send::Move).await {
         Ok(s) => s,
-        Err(e) => return failed(r, e),
+        Err(e) => return failed(ctx, r, e),
     };
-    record(r, &Send::Move, &sent);
+    record(ctx, r, &Send::Move, &sent);
     let want = sent.points[0];
     if hover {
         if let Some(w) = w.as_mut() {
@@ -181,11 +180,8 @@ pub(crate) async fn move_mouse(ctx: &Ctx<'_>, r: &mut StepReport, target: &Targe
         }
     }
     r.verification.method = VerificationMethod::Pointer;
-    let at = match ctx.backend.inner.x11_input.as_ref() {
-        Some(x) => x
-            .run(ctx.deadline, |c| input::pointer(&c.conn, c.root()))
-            .await
-            .ok(),
+    let at = match ctx.backend.inner.desk_input.as_ref() {
+        Some(x) => x.run(ctx.deadline, |c| c.pointer()).await.ok(),
         None => None,
     };
     match at {
@@ -252,8 +248,8 @@ pub(crate) async fn drag(
     let mut w = watch_app(ctx).await;
     let send = Send::Drag(button);
     match deliver::deliver(ctx, aim, send.clone()).await {
-        Ok(sent) => record(r, &send, &sent),
-        Err(e) => return failed(r, e),
+        Ok(sent) => record(ctx, r, &send, &sent),
+        Err(e) => return failed(ctx, r, e),
     }
     events_only(ctx, r, w.as_mut(), false).await;
 }
@@ -298,8 +294,8 @@ pub(crate) async fn wheel(
     let mut w = watch_app(ctx).await;
     let send = Send::Scroll(dx, dy);
     match deliver::deliver(ctx, aim, send.clone()).await {
-        Ok(sent) => record(r, &send, &sent),
-        Err(e) => return failed(r, e),
+        Ok(sent) => record(ctx, r, &send, &sent),
+        Err(e) => return failed(ctx, r, e),
     }
     if let (Some(b), Some(v0), Some(w)) = (&bar, before, w.as_mut()) {
         let c = &ctx.caller;

@@ -45,6 +45,30 @@ pub(crate) struct XDesktop {
     pub windows: Vec<XWindow>,
     /// `_NET_ACTIVE_WINDOW`.
     pub active: Option<u32>,
+    /// Which server listed them: X11's window ids, or a Wayland compositor's (whose clients
+    /// report window-relative rectangles).
+    pub server: Server,
+}
+
+/// The display server a window list comes from: it names the root keys and says whether
+/// toolkits' rectangles are global.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Server {
+    /// An X server: window ids are X11's; rectangles are global (but GTK 4's).
+    #[default]
+    X11,
+    /// sway: window ids are its container ids; every rectangle is window-relative.
+    Sway,
+}
+
+impl Server {
+    /// The prefix of root keys of its windows.
+    pub(crate) fn key_prefix(self) -> &'static str {
+        match self {
+            Server::X11 => "x11",
+            Server::Sway => "sway",
+        }
+    }
 }
 
 type Prop<'a> = Cookie<'a, RustConnection, GetPropertyReply>;
@@ -170,7 +194,11 @@ pub(crate) fn desktop(x: &XConn) -> Result<XDesktop, LinuxError> {
             ),
         });
     }
-    Ok(XDesktop { windows, active })
+    Ok(XDesktop {
+        windows,
+        active,
+        server: Server::X11,
+    })
 }
 
 /// The on-screen origin of a window (for GTK4's window-relative extents).

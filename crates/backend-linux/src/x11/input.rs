@@ -265,17 +265,9 @@ pub(crate) fn drag(
     move_to(conn, root, sx, sy)?;
     fake(conn, root, BUTTON_PRESS, code, (0, 0))?;
     sync(conn)?;
-    let mut last = (sx, sy);
-    for &(tx, ty) in &path[1..] {
-        // Intermediate motion so toolkits see a drag, not a jump (GTK's threshold is 8 px).
-        let steps = ((tx - last.0).abs().max((ty - last.1).abs()) / 8).clamp(1, 50);
-        for s in 1..=steps {
-            let ix = last.0 + (tx - last.0) * s / steps;
-            let iy = last.1 + (ty - last.1) * s / steps;
-            move_to(conn, root, ix, iy)?;
-            sleep(Duration::from_millis(4));
-        }
-        last = (tx, ty);
+    for (ix, iy) in crate::desk::drag_motion(path) {
+        move_to(conn, root, ix, iy)?;
+        sleep(Duration::from_millis(4));
     }
     fake(conn, root, BUTTON_RELEASE, code, (0, 0))?;
     sync(conn)
@@ -456,13 +448,9 @@ pub(crate) fn key_event(
     sync(conn)
 }
 
-/// Types text character by character (newlines as Return).
-pub(crate) fn type_text(conn: &RustConnection, root: Window, text: &str) -> Result<(), LinuxError> {
-    type_text_until(conn, root, text, None)
-}
-
-/// [`type_text`] that stops at `stop` (checked between characters, so a deadline cannot be
-/// overrun by more than one key); the error then says how much was typed.
+/// Types text character by character (newlines as Return), stopping at `stop` (checked
+/// between characters, so a deadline cannot be overrun by more than one key); the error then
+/// says how much was typed.
 pub(crate) fn type_text_until(
     conn: &RustConnection,
     root: Window,

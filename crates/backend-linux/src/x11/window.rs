@@ -113,14 +113,6 @@ fn modal_child_of(x: &XConn, child: Window, parent: Window) -> bool {
     })
 }
 
-/// A window's title as the window manager lists it (empty when unknown).
-pub(crate) fn title_of(x: &XConn, w: Window) -> String {
-    ewmh::desktop(x)
-        .ok()
-        .and_then(|d| d.windows.into_iter().find(|c| c.id == w).map(|c| c.title))
-        .unwrap_or_default()
-}
-
 fn parent(x: &XConn, w: Window) -> Result<Option<Window>, LinuxError> {
     let r = x.conn.query_tree(w).map_err(xerr)?.reply().map_err(xerr)?;
     Ok((r.parent != 0 && w != r.root).then_some(r.parent))
@@ -320,22 +312,6 @@ fn clamp16(v: i32) -> i16 {
     v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
-/// The client rectangle of `w` in root coordinates, clipped to the screen (how captures are
-/// clipped, so it compares with an image's screen rectangle).
-pub(crate) fn visible_rect(x: &XConn, w: Window) -> Result<uidriver_core::Bounds, LinuxError> {
-    let (rect, _) = ewmh::client_rect(x, w)?;
-    let s = &x.conn.setup().roots[x.screen];
-    let screen = uidriver_core::Bounds::new(
-        0,
-        0,
-        i32::from(s.width_in_pixels),
-        i32::from(s.height_in_pixels),
-    );
-    Ok(rect
-        .intersect(&screen)
-        .unwrap_or(uidriver_core::Bounds::new(rect.x, rect.y, 0, 0)))
-}
-
 /// The rectangles of the mapped override-redirect windows: popup surfaces (menus, popovers,
 /// tooltips), which the window manager never lists.
 pub(crate) fn popup_rects(x: &XConn) -> Result<Vec<uidriver_core::Bounds>, LinuxError> {
@@ -364,21 +340,6 @@ pub(crate) fn popup_rects(x: &XConn) -> Result<Vec<uidriver_core::Bounds>, Linux
         ));
     }
     Ok(out)
-}
-
-/// The origins of the mapped override-redirect windows of exactly `width`×`height` at the top
-/// of the screen: popup surfaces (a GTK 4 popover is its own such window, which the window
-/// manager never lists).
-pub(crate) fn popups_of_size(
-    x: &XConn,
-    width: i32,
-    height: i32,
-) -> Result<Vec<(i32, i32)>, LinuxError> {
-    Ok(popup_rects(x)?
-        .into_iter()
-        .filter(|b| b.width == width && b.height == height)
-        .map(|b| (b.x, b.y))
-        .collect())
 }
 
 #[cfg(test)]
@@ -413,6 +374,7 @@ mod tests {
                 win(5, Some(4)),
             ],
             active: None,
+            ..XDesktop::default()
         };
         assert_eq!(transient_chain(&desk, 3), vec![2, 1]);
         assert_eq!(transient_chain(&desk, 1), Vec::<u32>::new());

@@ -1,7 +1,8 @@
 //! The conformance suite: one contract (`contract.rs`), run on every backend through the public
 //! tools of `Service::call`. Each contract test exists once per backend with the same body,
-//! named after it (`memory_…`, `linux_…`, `cdp_…`), so a failure names the backend that broke
-//! the contract. The Linux tests start an isolated desktop with a GTK app, the CDP tests a
+//! named after it (`memory_…`, `linux_…`, `wayland_…`, `cdp_…`), so a failure names the backend
+//! that broke the contract. The Linux tests start an isolated desktop with a GTK app (X11; the
+//! `wayland_` ones the same app on a headless sway), the CDP tests a
 //! headless Chromium on a local page: they are live, so ignored by a bare `cargo test` and run
 //! with `--include-ignored` (`scripts/test.sh`), where they fail, saying why, when a component
 //! is missing. The memory tests always run.
@@ -21,6 +22,8 @@ mod fixture;
 mod linux;
 mod memory;
 
+use linux as wayland;
+
 /// One test per backend for contract test `$test`, each running the same body; a backend's
 /// attributes (the live ones' `ignore`) go on each of its tests.
 macro_rules! on_every_backend {
@@ -29,6 +32,8 @@ macro_rules! on_every_backend {
             memory::Memory,
             #[ignore = "live: starts a private desktop (Xvfb, AT-SPI) and its apps; scripts/test.sh runs it"]
             linux::Linux,
+            #[ignore = "live: starts a private Wayland desktop (sway, AT-SPI) and its apps; scripts/test.sh runs it"]
+            wayland::Wayland,
             #[ignore = "live: starts headless Chromium; scripts/test.sh runs it"]
             cdp::Cdp
         );
