@@ -14,6 +14,7 @@ use crate::atspi::events::Event;
 use crate::atspi::{accessible, action, component, text, value, Ifaces, Obj, States};
 use crate::error::LinuxError;
 use crate::mapping::{self, role};
+use crate::origin::Placement;
 use crate::roots::Toolkit;
 
 /// Characters of text read into a node's value (the rest is `read_text`'s job).
@@ -177,7 +178,7 @@ pub(crate) struct Details {
     /// Whether `bounds` was asked for (a missing rectangle then means "none", not "not read").
     pub bounds_read: bool,
     /// Whether the rectangle was answered with no area, even where it cannot be placed on screen
-    /// (GTK4 without its window's origin): GTK4 keeps widgets it does not show (a stack page not
+    /// (window-relative extents without the window's origin): GTK4 keeps widgets it does not show (a stack page not
     /// shown, a closed info bar) visible at 0×0.
     pub empty: bool,
     pub value: Evidence<String>,
@@ -201,7 +202,7 @@ pub(crate) async fn details(
     ifaces: Ifaces,
     no_name: bool,
     toolkit: Toolkit,
-    origin: Option<(i32, i32)>,
+    placement: Placement,
     memo: &Memo,
     want_bounds: bool,
 ) -> Result<Details, LinuxError> {
@@ -210,12 +211,7 @@ pub(crate) async fn details(
             return Ok(None);
         }
         let (x, y, w, h) = component::extents(c, obj, component::COORD_SCREEN).await?;
-        let placed = match (toolkit, origin) {
-            // GTK4 answers window-relative extents even for screen coordinates.
-            (Toolkit::Gtk4, Some((ox, oy))) => Some(Bounds::new(x + ox, y + oy, w, h)),
-            (Toolkit::Gtk4, None) => None,
-            _ => Some(Bounds::new(x, y, w, h)),
-        };
+        let placed = placement.place(Bounds::new(x, y, w, h));
         Ok::<_, LinuxError>(Some((placed, w <= 0 || h <= 0)))
     };
     let want_value = mapping::text_is_value(role_n, states, ifaces);

@@ -253,6 +253,8 @@ struct Inner {
     apps: Mutex<HashMap<String, Arc<AppInfo>>>,
     /// Listed roots by key, for observe to find the AT-SPI surface. Same locking rule.
     targets: Mutex<HashMap<String, Target>>,
+    /// When this backend last sent a click (GTK menus' click grace, `act/pointer.rs`).
+    last_click: Mutex<Option<std::time::Instant>>,
     /// The clipboard this backend owns (served by its own thread until another client takes it).
     clipboard: Mutex<Option<clipboard::Owner>>,
 }
@@ -297,6 +299,7 @@ impl LinuxBackend {
                 desk_input,
                 apps: Mutex::new(HashMap::new()),
                 targets: Mutex::new(HashMap::new()),
+                last_click: Mutex::new(None),
                 clipboard: Mutex::new(None),
             }),
         })
@@ -479,6 +482,16 @@ impl LinuxBackend {
         }
     }
 
+    /// Notes that a click was just sent.
+    fn clicked_now(&self) {
+        *lock(&self.inner.last_click) = Some(std::time::Instant::now());
+    }
+
+    /// How long ago this backend last sent a click.
+    fn since_last_click(&self) -> Option<Duration> {
+        lock(&self.inner.last_click).map(|t| t.elapsed())
+    }
+
     /// How physical input is delivered here (XTEST, or a compositor's virtual devices).
     fn delivery_method(&self) -> uidriver_core::DeliveryMethod {
         self.inner
@@ -564,6 +577,7 @@ impl LinuxBackend {
             root: obj,
             toolkit,
             origin,
+            relative: self.window_relative(toolkit),
             limits: &limits,
             memo: &att.memo,
             popups,

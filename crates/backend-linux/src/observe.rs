@@ -36,6 +36,7 @@ use crate::atspi::{accessible, component, state, Ifaces, Obj, States};
 use crate::details::{details, Details, Memo};
 use crate::error::LinuxError;
 use crate::mapping::{self, role};
+use crate::origin::Placement;
 use crate::roots::Toolkit;
 
 mod gtk4;
@@ -76,14 +77,29 @@ pub(crate) struct Scope<'a> {
     pub root: Obj,
     /// The app's toolkit (extents and text quirks).
     pub toolkit: Toolkit,
-    /// The X11 origin of the root's window, for GTK4's window-relative extents.
+    /// Where the root's window-relative (0, 0) is on screen (`origin.rs`), when its extents
+    /// are window-relative and it could be placed.
     pub origin: Option<(i32, i32)>,
+    /// Whether its extents are window-relative (GTK 4; every toolkit on Wayland): without an
+    /// origin they cannot be placed.
+    pub relative: bool,
     /// Knobs.
     pub limits: &'a Limits,
     /// Facts remembered across observations.
     pub memo: &'a Memo,
     /// The mapped popup windows (override-redirect), read for GTK 2 only: its open menus.
     pub popups: Vec<uidriver_core::Bounds>,
+}
+
+impl Scope<'_> {
+    /// How the toolkit's rectangles are placed on screen.
+    fn placement(&self) -> Placement {
+        if self.relative {
+            Placement::Window(self.origin)
+        } else {
+            Placement::Screen
+        }
+    }
 }
 
 /// A node's identity and accessible facts (from the cache or from calls).
@@ -461,7 +477,7 @@ impl Walk {
                 d.ifaces,
                 d.name.trim().is_empty(),
                 scope.toolkit,
-                scope.origin,
+                scope.placement(),
                 scope.memo,
                 env.req.bounds,
             )
@@ -508,7 +524,7 @@ impl Walk {
                 d.name.trim().is_empty(),
             );
             self.waiting_details.insert(n);
-            let (tk, origin, memo) = (scope.toolkit, scope.origin, scope.memo);
+            let (tk, placement, memo) = (scope.toolkit, scope.placement(), scope.memo);
             // Rectangles cost a call each: read them when asked, and always for the root and
             // for surfaces that only pixels describe (what decides a visual look).
             let want_bounds = req.bounds || n == 0 || mapping::is_pixel_surface(role_n) || gtk4_box;
@@ -522,7 +538,7 @@ impl Walk {
                         ifaces,
                         no_name,
                         tk,
-                        origin,
+                        placement,
                         memo,
                         want_bounds,
                     );

@@ -22,6 +22,29 @@ use crate::link::Attachment;
 use crate::roots::{Target, Toolkit};
 use crate::LinuxBackend;
 
+/// How a toolkit's rectangles become screen rectangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// They are screen rectangles already.
+    Screen,
+    /// They are relative to the window, whose (0, 0) is here on screen (`None`: unknown, so
+    /// they cannot be placed).
+    Window(Option<(i32, i32)>),
+}
+
+impl Placement {
+    /// `b` as reported, on screen (`None` when it cannot be placed).
+    pub(crate) fn place(self, b: Bounds) -> Option<Bounds> {
+        match self {
+            Placement::Screen => Some(b),
+            Placement::Window(Some((ox, oy))) => {
+                Some(Bounds::new(b.x + ox, b.y + oy, b.width, b.height))
+            }
+            Placement::Window(None) => None,
+        }
+    }
+}
+
 impl LinuxBackend {
     /// Whether the widgets of a root of `toolkit` report rectangles relative to their window:
     /// GTK 4's everywhere, every toolkit's on Wayland (`desk.rs`).

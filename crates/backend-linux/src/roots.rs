@@ -122,6 +122,16 @@ impl Toolkit {
         self == Toolkit::Gtk2
     }
 
+    /// How long after the click that opened a menu a click in it is taken as the end of that
+    /// click, not a choice: GTK 2 and 3 ignore a release within `MENU_SHELL_TIMEOUT` (500 ms)
+    /// of the menu's activation (press-drag-release through a menu bar). A fast agent's next
+    /// click on an item then only highlights it (seen on Wayland, where a look and a click
+    /// take well under 500 ms).
+    pub(crate) fn menu_click_grace(self) -> Option<std::time::Duration> {
+        matches!(self, Toolkit::Gtk2 | Toolkit::Gtk3)
+            .then_some(std::time::Duration::from_millis(550))
+    }
+
     /// How this toolkit's `Value` interface is read. Gecko answers NaN for the value and range
     /// of a number field it no longer shows (the account hub's Port after Back) and its ATK
     /// getters then leave the `GValue` empty: at-spi2-atk's `MinimumValue` getter writes

@@ -235,6 +235,9 @@ pub(crate) async fn deliver_held(
             })
         })
         .await;
+    if matches!(send, Send::Click(..)) {
+        ctx.backend.clicked_now();
+    }
     match end {
         Ok(JobEnd::Sent(activation)) => Ok(Sent { points, activation }),
         Ok(JobEnd::Refused(code, msg)) => Err(Error::new(code, format!("{msg}; nothing was sent"))),

@@ -16,7 +16,7 @@ use uidriver_vision::{changed_areas, crop, ocr, stack, OcrOptions};
 
 use super::verify;
 use super::Ctx;
-use crate::atspi::{component, state as st, Obj};
+use crate::atspi::{state as st, Obj};
 
 /// The longest a capture of the region may take.
 const CAPTURE_WAIT: Duration = Duration::from_secs(2);
@@ -55,10 +55,8 @@ pub(crate) async fn before(ctx: &Ctx<'_>, step: &Step) -> Option<Before> {
         }
         None => focused_region(ctx).await?,
     };
-    let (x, y, w, h) = component::extents(&ctx.caller, &obj, component::COORD_SCREEN)
-        .await
-        .ok()?;
-    let bounds = Bounds::new(x, y, w, h);
+    // On screen (window-relative extents placed by the window's origin).
+    let bounds = super::deliver::live_bounds(ctx, &obj).await.ok()??;
     let image = capture(ctx, bounds).await?;
     Some(Before {
         name,

@@ -85,6 +85,30 @@ pub(crate) async fn click_pixels(
     deliver::events_only_within(ctx, r, w.as_mut(), false, budget, windows.as_deref()).await;
 }
 
+/// Before a click on a menu item: waits until the toolkit takes a click in a menu as a choice
+/// ([`crate::roots::Toolkit::menu_click_grace`] after this backend's last click).
+async fn menu_grace(ctx: &Ctx<'_>, el: &Element<'_>) {
+    use uidriver_core::Role;
+    let item = matches!(
+        el.node.role,
+        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem
+    );
+    let Some(grace) = ctx.toolkit().menu_click_grace().filter(|_| item) else {
+        return;
+    };
+    if let Some(wait) = ctx
+        .backend
+        .since_last_click()
+        .and_then(|t| grace.checked_sub(t))
+    {
+        tracing::debug!(
+            wait_ms = wait.as_millis() as u64,
+            "waiting out the menu's click grace"
+        );
+        tokio::time::sleep(wait.min(ctx.deadline.remaining())).await;
+    }
+}
+
 /// Clicks an element's centre (also the fallback of `press`/`check` when the element offers
 /// no action, which proves nothing was sent before) and checks the element and the app.
 pub(crate) async fn click_element(
@@ -116,6 +140,7 @@ pub(crate) async fn click_element(
             return;
         }
     };
+    menu_grace(ctx, el).await;
     let mut w = ctx.watch(&el.obj.bus).await;
     let activated = match deliver::deliver(ctx, Aim::Element(el, Vec::new()), send.clone()).await {
         Ok(sent) => {
