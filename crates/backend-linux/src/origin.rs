@@ -57,6 +57,17 @@ impl LinuxBackend {
                 .is_some_and(DeskThread::extents_are_window_relative)
     }
 
+    /// Whether a menu of `toolkit` must be clicked open rather than opened by its action:
+    /// GTK 2 and 3 on Wayland, whose popups need an input event's serial (`act/menu.rs`).
+    pub(crate) fn menus_open_by_click(&self, toolkit: Toolkit) -> bool {
+        matches!(toolkit, Toolkit::Gtk2 | Toolkit::Gtk3)
+            && self
+                .inner
+                .desk
+                .as_ref()
+                .is_some_and(DeskThread::extents_are_window_relative)
+    }
+
     /// Where a root's window-relative (0, 0) is on screen, for a root whose extents are
     /// window-relative ([`Self::window_relative`]); `None` for one whose are not, or when the
     /// window cannot be placed.

@@ -28,6 +28,7 @@ pub use report::{list_json, list_text, report_json, report_text, show_text, skip
 pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
 pub use shard::Shard;
 pub use task::{Checker, SetupStep, Task};
+pub use uidriver_sandbox::DisplayServer;
 
 /// Which tasks to take: the suite's, or OSWorld's with `osworld`, narrowed by `only`, `domain`
 /// and `quick` (the command's `--only`, `--domain` and `--quick`).

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use uidriver_sandbox::{Sandbox, SandboxConfig};
+use uidriver_sandbox::{DisplayServer, Sandbox, SandboxConfig};
 
 use super::checkers::evaluate;
 use super::setup::{finish, kill_group, prepare, run_with_deadline, tail, Prepared};
@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub keep: bool,
     /// Sandboxes at a time.
     pub jobs: usize,
+    /// The display server of every task's desktop (`--wayland`: a headless sway).
+    pub display_server: DisplayServer,
     /// Where agent logs go.
     pub log_dir: PathBuf,
     /// The `uidriver` binary: first on the agents' `PATH` (`uidriver mcp`), and the one the
@@ -128,6 +130,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     let sb = match Sandbox::start(SandboxConfig {
         width: SCREEN.0,
         height: SCREEN.1,
+        display_server: opts.display_server,
         ..SandboxConfig::default()
     }) {
         Ok(sb) => sb,

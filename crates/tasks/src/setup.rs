@@ -69,6 +69,9 @@ impl Prepared {
         cmd.arg("-c").arg(line).current_dir(&self.home);
         for k in HOST_ONLY_VARS.iter().chain(&[
             "DISPLAY",
+            "WAYLAND_DISPLAY",
+            "SWAYSOCK",
+            "XDG_RUNTIME_DIR",
             "DBUS_SESSION_BUS_ADDRESS",
             "AT_SPI_BUS_ADDRESS",
             "XAUTHORITY",

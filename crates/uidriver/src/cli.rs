@@ -305,6 +305,10 @@ pub enum TasksAction {
         /// Sandboxes run at a time.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// Run every task on a Wayland desktop (a headless sway, apps as native Wayland
+        /// clients) instead of X11.
+        #[arg(long)]
+        wayland: bool,
         /// Where agent logs go (default: $TMPDIR/uidriver-tasks-PID).
         #[arg(long, value_name = "DIR")]
         log_dir: Option<PathBuf>,

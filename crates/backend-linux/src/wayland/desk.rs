@@ -102,6 +102,9 @@ impl Desk for WlDesk<'_> {
     }
 
     fn activate(&mut self, w: u32, timeout: Duration) -> Result<Activation, LinuxError> {
+        // Best effort: without the keyboard protocol keys cannot be sent anyway, and that
+        // step says so itself.
+        let _ = input::ensure_keyboard(self.wl);
         if self.focused()? == Some(w) {
             return Ok(Activation::Already);
         }

@@ -179,6 +179,13 @@ fn keyboard(w: &mut WlConn) -> Result<&mut Keyboard, LinuxError> {
         .ok_or_else(|| LinuxError::Wayland("the virtual keyboard vanished".into()))
 }
 
+/// Creates the virtual keyboard now if there is none. Until a seat has a keyboard, no client
+/// gets the keyboard focus (a headless compositor has no real one), so toolkits report no
+/// focused widget and a window that is "focused" takes no keys: activation makes sure of it.
+pub(crate) fn ensure_keyboard(w: &mut WlConn) -> Result<(), LinuxError> {
+    keyboard(w).map(|_| ())
+}
+
 /// Sends `map` as the keyboard's keymap, through a memfd (the protocol passes an fd and a size;
 /// wlroots reads it as a NUL-terminated string).
 fn upload(

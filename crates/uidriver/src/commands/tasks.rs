@@ -74,6 +74,7 @@ fn run_blocking(a: TasksArgs) -> u8 {
             agent,
             keep,
             jobs,
+            wayland,
             log_dir,
             report,
         } => {
@@ -90,6 +91,11 @@ fn run_blocking(a: TasksArgs) -> u8 {
                 agent,
                 keep,
                 jobs,
+                display_server: if wayland {
+                    uidriver_tasks::DisplayServer::Wayland
+                } else {
+                    uidriver_tasks::DisplayServer::X11
+                },
                 log_dir: log_dir.unwrap_or_else(uidriver_tasks::default_log_dir),
                 uidriver,
             };
