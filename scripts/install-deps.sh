@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # install-deps.sh — everything uidriver needs on a fresh Debian/Ubuntu machine: the isolated
 # desktop (Xvfb, D-Bus, AT-SPI, openbox; for the Wayland one sway, grim, Qt's Wayland plugin and
-# XWayland), sample apps, Chromium, tesseract, the Python MCP SDK for the conformance test, and a
-# Rust toolchain when none is installed. Idempotent: packages already present are not fetched
-# again. Runs apt as root, or through sudo.
+# XWayland; for the KDE one KWin), sample apps, Chromium, tesseract, the Python MCP SDK for the
+# conformance test, and a Rust toolchain when none is installed. Idempotent: packages already
+# present are not fetched again. Runs apt as root, or through sudo.
 set -euo pipefail
 
 PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
@@ -11,7 +11,7 @@ PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
   tesseract-ocr tesseract-ocr-eng fonts-dejavu-core chromium python3-pip ca-certificates curl pkg-config
   featherpad gedit xfce4-terminal thunar libatk-adaptor gimp nodejs thunderbird firefox-esr gnome-text-editor nautilus
   qterminal gnumeric
-  sway grim qtwayland5 xwayland
+  sway grim foot qtwayland5 xwayland kwin-wayland
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
 
 log() { echo "install-deps: $*" >&2; }

@@ -1,14 +1,16 @@
 //! The display server behind the desktop, as the rest of the backend needs it: the managed
 //! windows and which is active, activating and closing one, what a point would land on, pixels,
-//! and physical input. X11 (EWMH, XTEST and GetImage; `x11/`) and wlroots Wayland compositors
-//! (the compositor's IPC, virtual input devices and screencopy; `wayland/`) each implement
-//! [`Desk`]. Jobs run on the server's own thread ([`DeskThread::run`]) because their calls
-//! block; a job sees `&mut dyn Desk` and never knows which server it drives.
+//! and physical input. X11 (EWMH, XTEST and GetImage; `x11/`), wlroots Wayland compositors
+//! (the compositor's IPC, virtual input devices and screencopy; `wayland/`) and KDE's KWin
+//! (its scripts, screenshot service and fake input; `wayland/kwin/`) each implement [`Desk`].
+//! Jobs run on the server's own thread ([`DeskThread::run`]) because their calls block; a job
+//! sees `&mut dyn Desk` and never knows which server it drives.
 //!
 //! What differs is said here once: [`DeskThread::extents_are_window_relative`] (Wayland hides
 //! global coordinates from clients, so every toolkit reports its widgets relative to its
 //! window, which GTK 4 does on X11 too) and [`DeskThread::delivery`]; a window list says
-//! which server made it (`XDesktop::server`), which names the root keys (`x11:`, `sway:`).
+//! which server made it (`XDesktop::server`), which names the root keys (`x11:`, `sway:`,
+//! `kwin:`).
 
 use std::time::{Duration, Instant};
 
@@ -57,6 +59,11 @@ pub(crate) trait Desk {
     /// Pixels of `bounds`; `w` is the window they belong to, when the server can read a
     /// window's own pixels even where it is covered.
     fn capture(&mut self, w: Option<u32>, bounds: Bounds) -> Result<RawImage, LinuxError>;
+    /// Readies the input devices ahead of the first input (a compositor's virtual devices
+    /// need a moment before their first event counts); nothing to do where there are none.
+    fn prepare_input(&mut self) -> Result<(), LinuxError> {
+        Ok(())
+    }
     /// Where the pointer is, when the server says.
     fn pointer(&mut self) -> Result<(i32, i32), LinuxError>;
     fn move_to(&mut self, px: i32, py: i32) -> Result<(), LinuxError>;
@@ -111,6 +118,8 @@ pub(crate) enum DeskThread {
     X11(X11),
     /// A wlroots compositor with sway's IPC.
     Wayland(crate::wayland::desk::WaylandDesk),
+    /// KDE's KWin on Wayland.
+    Kwin(crate::wayland::kwin::KwinDesk),
 }
 
 impl DeskThread {
@@ -123,20 +132,23 @@ impl DeskThread {
         match self {
             DeskThread::X11(x) => x.run(deadline, move |c| f(&mut XDesk(c))).await,
             DeskThread::Wayland(w) => w.run(deadline, f).await,
+            DeskThread::Kwin(k) => k.run(deadline, f).await,
         }
     }
 
     /// Whether toolkits report every widget's rectangle relative to its window (all of them
     /// on Wayland), so a rectangle is placed on screen by adding the window's origin.
     pub(crate) fn extents_are_window_relative(&self) -> bool {
-        matches!(self, DeskThread::Wayland(_))
+        matches!(self, DeskThread::Wayland(_) | DeskThread::Kwin(_))
     }
 
     /// How input sent through this server is reported.
     pub(crate) fn delivery(&self) -> uidriver_core::DeliveryMethod {
         match self {
             DeskThread::X11(_) => uidriver_core::DeliveryMethod::Xtest,
-            DeskThread::Wayland(_) => uidriver_core::DeliveryMethod::VirtualInput,
+            DeskThread::Wayland(_) | DeskThread::Kwin(_) => {
+                uidriver_core::DeliveryMethod::VirtualInput
+            }
         }
     }
 
@@ -154,6 +166,10 @@ impl DeskThread {
                 }
             }
             DeskThread::Wayland(w) => match w.run(deadline, |d| d.screen()).await {
+                Err(LinuxError::NoCompositor(e)) => Some(LinuxError::NoDisplay(e)),
+                _ => None,
+            },
+            DeskThread::Kwin(k) => match k.run(deadline, |d| d.screen()).await {
                 Err(LinuxError::NoCompositor(e)) => Some(LinuxError::NoDisplay(e)),
                 _ => None,
             },

@@ -51,6 +51,9 @@ pub async fn diagnose(config: &LinuxConfig) -> Vec<Check> {
         Platform::Sway { socket, ipc } => {
             out.extend(crate::wayland::doctor::sway_checks(&socket, &ipc).await)
         }
+        Platform::Kwin { socket } => out.extend(
+            crate::wayland::doctor::kwin_checks(&socket, config.session_address.clone()).await,
+        ),
         Platform::OtherWayland(socket) => {
             out.extend(crate::wayland::doctor::other_checks(&socket, None))
         }

@@ -97,6 +97,10 @@ pub struct LinuxConfig {
     pub runtime_dir: Option<std::path::PathBuf>,
     /// sway's IPC socket (`SWAYSOCK`): the window list and focus on a sway desktop.
     pub swaysock: Option<std::path::PathBuf>,
+    /// Whether the session is KDE's (`XDG_CURRENT_DESKTOP` names KDE, or `KDE_SESSION_VERSION`
+    /// is set, as Plasma sets both): on Wayland its compositor is KWin, driven through its
+    /// session-bus services.
+    pub kde_session: bool,
     /// Accessibility bus address; `None` asks `org.a11y.Bus` on the session bus.
     pub a11y_address: Option<String>,
     /// Session bus address; `None` uses the default session bus.
@@ -123,6 +127,7 @@ impl Default for LinuxConfig {
             wayland_display: None,
             runtime_dir: None,
             swaysock: None,
+            kde_session: false,
             a11y_address: None,
             session_address: None,
             call_timeout: Duration::from_millis(1000),
@@ -145,6 +150,10 @@ impl LinuxConfig {
             wayland_display: var("WAYLAND_DISPLAY"),
             runtime_dir: var("XDG_RUNTIME_DIR").map(Into::into),
             swaysock: var("SWAYSOCK").map(Into::into),
+            kde_session: is_kde(
+                var("XDG_CURRENT_DESKTOP").as_deref(),
+                var("KDE_SESSION_VERSION").as_deref(),
+            ),
             a11y_address: var("AT_SPI_BUS_ADDRESS"),
             session_address: var("DBUS_SESSION_BUS_ADDRESS"),
             ..LinuxConfig::default()
@@ -154,6 +163,7 @@ impl LinuxConfig {
     /// Defaults with the variables of `env` (e.g. a sandbox's), ignoring the process env.
     pub fn from_vars<'a>(env: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let mut c = LinuxConfig::default();
+        let (mut desktop, mut kde_version) = (None, None);
         for (k, v) in env {
             c.launch_env.push((k.to_string(), v.to_string()));
             let v = (!v.is_empty()).then(|| v.to_string());
@@ -162,13 +172,23 @@ impl LinuxConfig {
                 "WAYLAND_DISPLAY" => c.wayland_display = v,
                 "XDG_RUNTIME_DIR" => c.runtime_dir = v.map(Into::into),
                 "SWAYSOCK" => c.swaysock = v.map(Into::into),
+                "XDG_CURRENT_DESKTOP" => desktop = v,
+                "KDE_SESSION_VERSION" => kde_version = v,
                 "AT_SPI_BUS_ADDRESS" => c.a11y_address = v,
                 "DBUS_SESSION_BUS_ADDRESS" => c.session_address = v,
                 _ => {}
             }
         }
+        c.kde_session = is_kde(desktop.as_deref(), kde_version.as_deref());
         c
     }
+}
+
+/// Whether these variables name a KDE session: `XDG_CURRENT_DESKTOP` is a colon-separated
+/// list (`KDE`, or `ubuntu:KDE`).
+fn is_kde(current_desktop: Option<&str>, kde_session_version: Option<&str>) -> bool {
+    current_desktop.is_some_and(|d| d.split(':').any(|n| n.eq_ignore_ascii_case("kde")))
+        || kde_session_version.is_some_and(|v| !v.is_empty())
 }
 
 /// The display server a configuration drives.
@@ -181,6 +201,11 @@ pub enum Platform {
         /// sway's IPC socket.
         ipc: std::path::PathBuf,
     },
+    /// A KDE Wayland session, whose compositor is KWin: its socket.
+    Kwin {
+        /// The compositor's socket path.
+        socket: std::path::PathBuf,
+    },
     /// An X server.
     X11(String),
     /// A Wayland session of a compositor uidriver cannot drive yet (no sway IPC): its socket.
@@ -191,8 +216,10 @@ pub enum Platform {
 
 impl LinuxConfig {
     /// Which display server this configuration drives: a Wayland session with sway's IPC
-    /// first (`WAYLAND_DISPLAY` + `SWAYSOCK`), else X11 (`DISPLAY`, XWayland's too), else a
-    /// Wayland session uidriver cannot drive, else none.
+    /// first (`WAYLAND_DISPLAY` + `SWAYSOCK`), else a KDE Wayland session (`WAYLAND_DISPLAY`
+    /// and [`LinuxConfig::kde_session`]: KWin, whose services on the session bus are asked
+    /// when used), else X11 (`DISPLAY`, XWayland's too), else a Wayland session uidriver
+    /// cannot drive, else none.
     pub fn platform(&self) -> Platform {
         let socket = self.wayland_display.as_ref().map(|d| {
             let p = std::path::Path::new(d);
@@ -206,6 +233,7 @@ impl LinuxConfig {
                 socket,
                 ipc: ipc.clone(),
             },
+            (Some(socket), None, _) if self.kde_session => Platform::Kwin { socket },
             (_, _, Some(d)) => Platform::X11(d.clone()),
             (Some(socket), None, None) => Platform::OtherWayland(socket),
             _ => Platform::None,
@@ -224,6 +252,10 @@ fn desk_thread(config: &LinuxConfig) -> std::result::Result<Option<DeskThread>, 
                 ipc,
             )?))
         }
+        Platform::Kwin { socket } => Some(DeskThread::Kwin(wayland::kwin::KwinDesk::start(
+            &socket.to_string_lossy(),
+            config.session_address.clone(),
+        )?)),
         Platform::X11(d) => Some(DeskThread::X11(X11::start(Some(d))?)),
         Platform::OtherWayland(_) | Platform::None => None,
     })
@@ -273,6 +305,17 @@ impl LinuxBackend {
         .await?;
         let desk = desk_thread(&config)?;
         let desk_input = desk_thread(&config)?;
+        if let Some(d) = desk_input.clone() {
+            // The virtual devices' settle time (~0.5 s on sway) is paid now, not by the first
+            // click or key.
+            tokio::spawn(async move {
+                let _ = d
+                    .run(Deadline::after(Duration::from_secs(3)), |c| {
+                        c.prepare_input()
+                    })
+                    .await;
+            });
+        }
         if let Some(DeskThread::X11(x)) = &desk {
             // Give windows their own pixmaps now, so the first capture does not wait for repaints.
             let x = x.clone();
@@ -474,9 +517,9 @@ impl LinuxBackend {
     /// Wayland socket.
     fn seat_name(&self) -> String {
         match self.inner.config.platform() {
-            Platform::Sway { socket, .. } | Platform::OtherWayland(socket) => {
-                socket.to_string_lossy().into_owned()
-            }
+            Platform::Sway { socket, .. }
+            | Platform::Kwin { socket }
+            | Platform::OtherWayland(socket) => socket.to_string_lossy().into_owned(),
             Platform::X11(d) => d,
             Platform::None => String::new(),
         }
@@ -944,5 +987,48 @@ impl Backend for LinuxBackend {
             })
             .await?;
         Ok(img)
+    }
+}
+
+#[cfg(test)]
+mod platform_tests {
+    use super::*;
+
+    #[test]
+    fn sway_then_kde_wayland_then_x11_is_driven() {
+        let p = |vars: &[(&str, &str)]| LinuxConfig::from_vars(vars.iter().copied()).platform();
+        let wl = ("WAYLAND_DISPLAY", "wayland-1");
+        let run = ("XDG_RUNTIME_DIR", "/run/u");
+        let socket = std::path::PathBuf::from("/run/u/wayland-1");
+        assert_eq!(
+            p(&[wl, run, ("SWAYSOCK", "/s"), ("XDG_CURRENT_DESKTOP", "KDE")]),
+            Platform::Sway {
+                socket: socket.clone(),
+                ipc: "/s".into()
+            }
+        );
+        let kwin = Platform::Kwin {
+            socket: socket.clone(),
+        };
+        assert_eq!(
+            p(&[wl, run, ("XDG_CURRENT_DESKTOP", "KDE"), ("DISPLAY", ":1")]),
+            kwin,
+            "KWin before its XWayland"
+        );
+        assert_eq!(p(&[wl, run, ("KDE_SESSION_VERSION", "5")]), kwin);
+        assert_eq!(p(&[wl, run, ("XDG_CURRENT_DESKTOP", "ubuntu:kde")]), kwin);
+        assert_eq!(
+            p(&[wl, run, ("XDG_CURRENT_DESKTOP", "GNOME"), ("DISPLAY", ":1")]),
+            Platform::X11(":1".into())
+        );
+        assert_eq!(
+            p(&[wl, run, ("XDG_CURRENT_DESKTOP", "GNOME")]),
+            Platform::OtherWayland(socket)
+        );
+        assert_eq!(
+            p(&[("XDG_CURRENT_DESKTOP", "KDE"), ("DISPLAY", ":1")]),
+            Platform::X11(":1".into()),
+            "KDE on X11"
+        );
     }
 }

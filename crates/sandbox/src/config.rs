@@ -18,6 +18,11 @@ pub enum DisplayServer {
     /// (`GDK_BACKEND=wayland`, `QT_QPA_PLATFORM=wayland`) and there is no `DISPLAY` unless
     /// [`SandboxConfig::xwayland`] is set.
     Wayland,
+    /// A headless KDE KWin (`kwin_wayland --virtual`), its output `Virtual-0`; apps are native
+    /// Wayland clients as with [`DisplayServer::Wayland`], in a KDE session
+    /// (`XDG_CURRENT_DESKTOP=KDE`), with KWin's services on the sandbox's session bus. No
+    /// XWayland.
+    Kwin,
 }
 
 /// How to start a [`crate::Sandbox`].
@@ -27,7 +32,7 @@ pub struct SandboxConfig {
     pub width: u32,
     /// Screen height in pixels.
     pub height: u32,
-    /// X11 or Wayland.
+    /// X11, Wayland on sway, or Wayland on KWin.
     pub display_server: DisplayServer,
     /// Colour depth in bits (24 is what most toolkits expect; X11 only).
     pub depth: u8,

@@ -25,6 +25,7 @@ mod answers;
 mod config;
 mod dbus;
 mod error;
+mod kwin;
 mod manifest;
 mod outage;
 use uidriver_procfs as procfs;

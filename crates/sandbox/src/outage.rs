@@ -124,6 +124,11 @@ impl Sandbox {
     /// name the sandbox's env says (libwayland takes the first free name, and a dead
     /// compositor's lock is free again), with its IPC socket where `SWAYSOCK` says.
     fn restart_compositor(&self) -> Result<(), SandboxError> {
+        if self.display_server() == crate::DisplayServer::Kwin {
+            return Err(SandboxError::InvalidArgument(
+                "restarting KWin in place is not supported".into(),
+            ));
+        }
         self.reap_children();
         let ipc = PathBuf::from(self.env_var("SWAYSOCK").unwrap_or_default());
         let want = self

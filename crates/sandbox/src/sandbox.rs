@@ -18,7 +18,7 @@ use tracing::{debug, info, warn};
 use crate::answers::log_tail;
 use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
-use crate::{dbus, procfs, roles, wayland, x11, DisplayServer, SandboxConfig, SandboxError};
+use crate::{dbus, kwin, procfs, roles, wayland, x11, DisplayServer, SandboxConfig, SandboxError};
 use crate::{
     APP_TMP_DIR, APP_TMP_SOCKET_SUFFIX, BUS_SOCKET, RUNTIME_DIR, SANDBOX_DIR_VAR, SANDBOX_ID_VAR,
     STATE_DIR_PREFIX,
@@ -239,6 +239,13 @@ impl Sandbox {
                 })?;
                 Ok(wayland::output_size(Path::new(ipc))?.is_some())
             }
+            DisplayServer::Kwin => {
+                let addr = self
+                    .env_var("DBUS_SESSION_BUS_ADDRESS")
+                    .unwrap_or_default()
+                    .to_string();
+                Ok(kwin_on_bus(&addr))
+            }
         }
     }
 
@@ -399,14 +406,14 @@ impl Sandbox {
         let path_str = |p: &Path| p.to_string_lossy().into_owned();
         let session = match cfg.display_server {
             DisplayServer::X11 => "x11",
-            DisplayServer::Wayland => "wayland",
+            DisplayServer::Wayland | DisplayServer::Kwin => "wayland",
         };
         let mut env: Vec<(String, String)> = vec![
             ("XDG_RUNTIME_DIR".into(), path_str(&runtime)),
             ("XDG_SESSION_TYPE".into(), session.into()),
             ("GDK_BACKEND".into(), session.into()),
         ];
-        if cfg.display_server == DisplayServer::Wayland {
+        if cfg.display_server != DisplayServer::X11 {
             // Native Wayland clients: Qt 5 needs qtwayland5 for this; Firefox ESR (115) is a
             // Wayland client only with MOZ_ENABLE_WAYLAND, and there is no DISPLAY to fall to.
             env.push(("QT_QPA_PLATFORM".into(), "wayland".into()));
@@ -429,7 +436,65 @@ impl Sandbox {
         match cfg.display_server {
             DisplayServer::X11 => self.boot_x11(cfg, bins, env),
             DisplayServer::Wayland => self.boot_wayland(cfg, bins, env),
+            DisplayServer::Kwin => self.boot_kwin(cfg, bins, env),
         }
+    }
+
+    /// The buses, then KWin (it registers its services on the session bus as it starts),
+    /// ready once its socket is there and it owns its screenshot service on the bus.
+    fn boot_kwin(
+        &mut self,
+        cfg: &SandboxConfig,
+        bins: &Binaries,
+        mut env: Vec<(String, String)>,
+    ) -> Result<(), SandboxError> {
+        let installed = bins
+            .kwin
+            .as_deref()
+            .ok_or_else(|| SandboxError::NotInstalled {
+                program: kwin::KWIN.into(),
+                hint: "apt-get install kwin-wayland".into(),
+            })?;
+        let program = kwin::copy_binary(installed, &self.state_dir)?;
+        self.boot_buses(cfg, bins, &mut env)?;
+        let runtime = self.state_dir.join(RUNTIME_DIR);
+        let socket = runtime.join(kwin::SOCKET);
+        let log = "kwin.log";
+        let kwin_env = kwin::compositor_env(&env);
+        let args = kwin::args(cfg.width, cfg.height);
+        let pid = self.spawn_component(roles::COMPOSITOR, &program, &args, log, &kwin_env)?;
+        let addr = env
+            .iter()
+            .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let what = format!(
+            "KWin ({}x{} on {}, {} on the session bus)",
+            cfg.width,
+            cfg.height,
+            socket.display(),
+            kwin::SCREENSHOT_NAME
+        );
+        self.wait_until(&what, pid, log, cfg.startup_timeout, || {
+            socket.exists() && kwin_on_bus(&addr)
+        })?;
+        debug!(pid, socket = kwin::SOCKET, "KWin ready");
+        env.insert(0, ("WAYLAND_DISPLAY".into(), kwin::SOCKET.into()));
+        env.extend(
+            kwin::SESSION_VARS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        self.display = kwin::SOCKET.into();
+        {
+            let mut m = self.lock_manifest();
+            m.display = self.display.clone();
+            m.display_number = 0;
+            m.env = env.clone();
+            m.save()?;
+        }
+        self.env = env;
+        Ok(())
     }
 
     /// Xvfb, then the buses, then openbox.
@@ -476,6 +541,8 @@ impl Sandbox {
             let display = self.display.clone();
             self.wait_until("openbox (EWMH)", pid, log, cfg.startup_timeout, || {
                 x11::ewmh_wm_present(&display).unwrap_or(false)
+                    && x11::wm_manages_windows(&display, Duration::from_millis(500))
+                        .unwrap_or(false)
             })?;
             debug!(pid, "openbox ready");
         }
@@ -1049,6 +1116,21 @@ async fn mapped(ipc: &Path, app_pid: u32, tracked: &HashSet<u32>) -> bool {
     pids.iter().any(|p| *p == app_pid || tracked.contains(p))
 }
 
+/// Whether KWin owns its screenshot service (registered after `org.kde.KWin`) on the bus at
+/// `address`.
+fn kwin_on_bus(address: &str) -> bool {
+    let address = address.to_string();
+    dbus::block_on(move || async move {
+        let conn = dbus::connect(&address).await?;
+        let mut all = true;
+        for name in [kwin::BUS_NAME, kwin::SCREENSHOT_NAME] {
+            all &= dbus::name_has_owner(&conn, name).await?;
+        }
+        Ok(all)
+    })
+    .unwrap_or(false)
+}
+
 impl Drop for Sandbox {
     fn drop(&mut self) {
         if self.stop_on_drop && !self.finished {
@@ -1070,6 +1152,8 @@ struct Binaries {
     openbox: Option<PathBuf>,
     /// Wayland only.
     sway: Option<PathBuf>,
+    /// KWin only (copied into the state dir before it runs: `kwin.rs`).
+    kwin: Option<PathBuf>,
     /// Wayland as root only: sway runs in a user namespace.
     unshare: Option<PathBuf>,
     setsid: Option<PathBuf>,
@@ -1106,6 +1190,11 @@ impl Binaries {
             launcher,
             openbox: when(x11 && cfg.window_manager, "openbox", "openbox")?,
             sway: when(wayland, "sway", "sway")?,
+            kwin: when(
+                cfg.display_server == DisplayServer::Kwin,
+                kwin::KWIN,
+                "kwin-wayland",
+            )?,
             unshare: when(
                 wayland && wayland::needs_namespace(),
                 "unshare",
@@ -1117,6 +1206,11 @@ impl Binaries {
 }
 
 fn validate(cfg: &SandboxConfig) -> Result<(), SandboxError> {
+    if cfg.xwayland && cfg.display_server == DisplayServer::Kwin {
+        return Err(SandboxError::InvalidArgument(
+            "XWayland is not offered with KWin yet".into(),
+        ));
+    }
     if cfg.width == 0 || cfg.height == 0 {
         return Err(SandboxError::InvalidArgument(
             "screen size must be non-zero".into(),

@@ -13,7 +13,8 @@
 //! long-lived virtual pointer and keyboard, created on first use: on sway a short-lived pointer
 //! device does nothing, a new device ignores events for about 0.3 s, and the first key of a new
 //! keyboard is dropped (WAYLAND-FACTS.md). What is sent through them is `input.rs` and
-//! `capture.rs`.
+//! `capture.rs`. On KWin, which offers none of the wlroots managers, the registry's
+//! `org_kde_kwin_fake_input` is bound instead (`kwin/input.rs` sends through it).
 
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1,
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
 };
+use wayland_protocols_plasma::fake_input::client::org_kde_kwin_fake_input::OrgKdeKwinFakeInput;
 use wayland_protocols_wlr::screencopy::v1::client::{
     zwlr_screencopy_frame_v1, zwlr_screencopy_frame_v1::ZwlrScreencopyFrameV1,
     zwlr_screencopy_manager_v1::ZwlrScreencopyManagerV1,
@@ -157,6 +159,9 @@ pub(crate) struct WlConn {
     pub screencopy: Option<ZwlrScreencopyManagerV1>,
     /// Virtual keyboards.
     pub keyboard_manager: Option<ZwpVirtualKeyboardManagerV1>,
+    /// KWin's fake input (version 4 has absolute motion and keys), and whether it was
+    /// authenticated on this connection.
+    pub fake_input: Option<(OrgKdeKwinFakeInput, bool)>,
     pointer: Option<ZwlrVirtualPointerV1>,
     /// The virtual keyboard, once created (`input.rs` creates it; it needs a keymap first).
     pub keyboard: Option<Keyboard>,
@@ -190,6 +195,10 @@ impl WlConn {
         let keyboard_manager = globals
             .bind::<ZwpVirtualKeyboardManagerV1, _, _>(&qh, 1..=1, ())
             .ok();
+        let fake_input = globals
+            .bind::<OrgKdeKwinFakeInput, _, _>(&qh, 1..=4, ())
+            .ok()
+            .map(|f| (f, false));
         let mut state = State::default();
         let registry = globals.registry().clone();
         globals.contents().with_list(|list| {
@@ -213,6 +222,7 @@ impl WlConn {
             pointer_manager,
             screencopy,
             keyboard_manager,
+            fake_input,
             pointer: None,
             keyboard: None,
         };
@@ -638,3 +648,4 @@ delegate_noop!(State: ZwlrVirtualPointerV1);
 delegate_noop!(State: ZwlrScreencopyManagerV1);
 delegate_noop!(State: ZwpVirtualKeyboardManagerV1);
 delegate_noop!(State: ZwpVirtualKeyboardV1);
+delegate_noop!(State: OrgKdeKwinFakeInput);

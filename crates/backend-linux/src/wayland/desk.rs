@@ -150,6 +150,11 @@ impl Desk for WlDesk<'_> {
         capture::capture(self.wl, bounds)
     }
 
+    fn prepare_input(&mut self) -> Result<(), LinuxError> {
+        input::ensure_keyboard(self.wl)?;
+        self.wl.pointer().map(|_| ())
+    }
+
     fn pointer(&mut self) -> Result<(i32, i32), LinuxError> {
         (*self.pointer).ok_or_else(|| {
             LinuxError::Wayland(

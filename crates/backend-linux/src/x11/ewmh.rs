@@ -59,6 +59,9 @@ pub(crate) enum Server {
     X11,
     /// sway: window ids are its container ids; every rectangle is window-relative.
     Sway,
+    /// KWin on Wayland: window ids are the first 32 bits of its window uuids; every
+    /// rectangle is window-relative.
+    Kwin,
 }
 
 impl Server {
@@ -67,6 +70,7 @@ impl Server {
         match self {
             Server::X11 => "x11",
             Server::Sway => "sway",
+            Server::Kwin => "kwin",
         }
     }
 }

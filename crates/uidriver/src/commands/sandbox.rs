@@ -116,7 +116,9 @@ pub fn start_on(
 
 /// The display server the flags ask for.
 fn display_server(a: &SandboxArgs) -> DisplayServer {
-    if a.wayland {
+    if a.wayland && a.compositor == "kwin" {
+        DisplayServer::Kwin
+    } else if a.wayland {
         DisplayServer::Wayland
     } else {
         DisplayServer::X11
