@@ -23,7 +23,7 @@ mod task;
 use std::path::PathBuf;
 
 pub use merge::{merge_reports, Merged};
-pub use osworld::Skipped;
+pub use osworld::{fetch as fetch_osworld, Failed, FetchOptions, FetchReport, Progress, Skipped};
 pub use report::{list_json, list_text, report_json, report_text, show_text, skip_line, task_line};
 pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
 pub use shard::Shard;
@@ -57,20 +57,14 @@ pub fn select(s: &Selection) -> Result<(Vec<Task>, Vec<Skipped>), String> {
         Some(ow) => osworld::load_dir(ow, &osworld::Cache::new(s.osworld_cache.as_deref()))?,
         None => (task::load_all(&s.dir)?, Vec::new()),
     };
-    let wanted = |domain: &str, id: &str| {
-        s.only
-            .as_deref()
-            .is_none_or(|p| task::selects(p, domain, id))
-            && s.domain.as_deref().is_none_or(|d| domain == d)
-    };
     let selected: Vec<Task> = all
         .into_iter()
-        .filter(|t| wanted(&t.domain, &t.id))
+        .filter(|t| s.wants(&t.domain, &t.id))
         .filter(|t| !s.quick || t.quick)
         .collect();
     let skipped: Vec<Skipped> = skipped
         .into_iter()
-        .filter(|s| wanted(&s.domain, &s.id))
+        .filter(|k| s.wants(&k.domain, &k.id))
         .collect();
     Ok(match s.shard {
         None => (selected, skipped),
@@ -79,4 +73,30 @@ pub fn select(s: &Selection) -> Result<(Vec<Task>, Vec<Skipped>), String> {
             shard.take(skipped, |t| (t.domain.clone(), t.id.clone())),
         ),
     })
+}
+
+/// Every URL the selected OSWorld tasks download (`download` steps of `config` and
+/// `postconfig`, `cloud_file` getters), runnable here or not, each once, in order of domain,
+/// id and place in the task: what `tasks osworld-cache fetch` fetches. `only` and `domain`
+/// narrow it; `--quick` selects no OSWorld task; `shard` is not read (a run's shards are dealt
+/// from the runnable tasks, which depend on the cache). An error names the tree that could not
+/// be read.
+pub fn osworld_downloads(s: &Selection, tree: &std::path::Path) -> Result<Vec<String>, String> {
+    let mut seen = std::collections::HashSet::new();
+    Ok(osworld::downloads(tree)?
+        .into_iter()
+        .filter(|d| s.wants(&d.domain, &d.id) && !s.quick)
+        .flat_map(|d| d.urls)
+        .filter(|u| seen.insert(u.clone()))
+        .collect())
+}
+
+impl Selection {
+    /// The task `domain/id` is selected by `only` and `domain`.
+    fn wants(&self, domain: &str, id: &str) -> bool {
+        self.only
+            .as_deref()
+            .is_none_or(|p| task::selects(p, domain, id))
+            && self.domain.as_deref().is_none_or(|d| domain == d)
+    }
 }

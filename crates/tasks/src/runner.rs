@@ -357,10 +357,14 @@ pub fn default_log_dir() -> PathBuf {
     std::env::temp_dir().join(format!("uidriver-tasks-{}", std::process::id()))
 }
 
-/// The suite directory: `--dir`, else `./tasks`, else the one in this source tree.
+/// The suite directory: `--dir`, else `$UIDRIVER_TASKS_DIR` (the image sets it), else
+/// `./tasks`, else the one in this source tree.
 pub fn find_tasks_dir(given: Option<&Path>) -> PathBuf {
     if let Some(d) = given {
         return d.to_path_buf();
+    }
+    if let Some(d) = std::env::var_os("UIDRIVER_TASKS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
     }
     let here = PathBuf::from("tasks");
     if here.join("lib").is_dir() {

@@ -228,6 +228,10 @@ pub struct SandboxArgs {
     /// With --wayland: XWayland for X11-only apps (DISPLAY set; started on the first X client).
     #[arg(long, requires = "wayland")]
     pub xwayland: bool,
+    /// With --wayland: the compositor, sway (wlroots) or kwin (KDE's KWin, headless, in a KDE
+    /// session: XDG_CURRENT_DESKTOP=KDE).
+    #[arg(long, requires = "wayland", value_parser = ["sway", "kwin"], default_value = "sway")]
+    pub compositor: String,
     /// The command to run inside (after `--`).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -247,7 +251,7 @@ pub struct DemoArgs {
 /// `uidriver tasks`.
 #[derive(Debug, Args)]
 pub struct TasksArgs {
-    /// list, show ID, or run.
+    /// list, show ID, run, merge, or osworld-cache fetch.
     #[command(subcommand)]
     pub action: TasksAction,
     /// Only tasks matching: comma-separated ids, domains or substrings of `domain/id`.
@@ -262,7 +266,8 @@ pub struct TasksArgs {
     /// Print JSON.
     #[arg(long, global = true)]
     pub json: bool,
-    /// The suite directory (default: ./tasks, else the source tree's).
+    /// The suite directory (default: $UIDRIVER_TASKS_DIR, else ./tasks, else the source
+    /// tree's).
     #[arg(long, global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Read OSWorld's task files from DIR (the OSWorld tree or its
@@ -270,8 +275,8 @@ pub struct TasksArgs {
     /// have no counterpart are listed as skipped, with the reason.
     #[arg(long, global = true, value_name = "DIR")]
     pub osworld: Option<PathBuf>,
-    /// Where OSWorld's downloads come from: a directory of files named by the URL's last path
-    /// segment or by the SHA-256 (hex) of the whole URL.
+    /// Where OSWorld's downloads come from: a directory of files named by the SHA-256 (hex) of
+    /// the whole URL or by its last path segment (`tasks osworld-cache fetch` fills one).
     #[arg(long, global = true, value_name = "DIR")]
     pub osworld_cache: Option<PathBuf>,
     /// Only the I-th of N deterministic slices of the selection (1 <= I <= N), dealt in order
@@ -323,5 +328,36 @@ pub enum TasksAction {
         /// The shards' reports (`tasks run --shard I/N --report FILE`).
         #[arg(required = true)]
         reports: Vec<PathBuf>,
+    },
+    /// OSWorld's download cache (what `--osworld-cache` reads).
+    OsworldCache {
+        #[command(subcommand)]
+        action: OsworldCacheAction,
+    },
+}
+
+/// What `uidriver tasks osworld-cache` does.
+#[derive(Debug, Subcommand)]
+pub enum OsworldCacheAction {
+    /// Download every file the OSWorld tasks under DIR need (their `download` steps and
+    /// `cloud_file` getters; narrowed by --only and --domain) into CACHE, each named by the
+    /// SHA-256 of its URL; partial files are resumed, CACHE/manifest.json records each file's
+    /// size, SHA-256 and HTTP status, and complete files are not fetched again. Exit 0 when
+    /// every file is there, 1 when some failed (listed), 2 on a bad command line.
+    Fetch {
+        /// The OSWorld tree (the repository, its evaluation_examples, or examples).
+        dir: PathBuf,
+        /// The cache directory to fill (created if missing).
+        #[arg(long, value_name = "CACHE")]
+        cache: PathBuf,
+        /// Files downloaded at a time.
+        #[arg(long, default_value_t = 4)]
+        jobs: usize,
+        /// Attempts after the first for a failure that may pass (5xx, a reset, a timeout).
+        #[arg(long, default_value_t = 3)]
+        retries: u32,
+        /// Seconds to wait to connect, and between two reads of an answer.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        timeout: f64,
     },
 }

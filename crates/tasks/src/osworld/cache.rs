@@ -1,7 +1,8 @@
 //! Where OSWorld's downloads come from here: a local directory instead of the network, so a
-//! run is offline and repeatable. A URL's file is looked up by the URL's last path segment
-//! (query and fragment dropped), then by the SHA-256 of the whole URL in lowercase hex (for
-//! URLs such as `…/download?id=…&export=download` whose last segment names nothing).
+//! run is offline and repeatable. A URL's file is looked up by the SHA-256 of the whole URL in
+//! lowercase hex (the name `tasks osworld-cache fetch` gives it: two URLs never share one, and
+//! URLs such as `…/download?id=…&export=download` need no name of their own), then by the URL's
+//! last path segment (query and fragment dropped), for a directory filled by hand.
 
 use std::path::{Path, PathBuf};
 
@@ -40,23 +41,27 @@ impl Cache {
     }
 }
 
-/// The file names `url` may have in the cache, in the order they are tried.
-fn names_for(url: &str) -> Vec<String> {
-    let sha: String = Sha256::digest(url.as_bytes())
+/// The name `url`'s file has in the cache when fetched: the SHA-256 of the URL, lowercase hex.
+pub fn file_name(url: &str) -> String {
+    Sha256::digest(url.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect();
+        .collect()
+}
+
+/// The file names `url` may have in the cache, in the order they are tried.
+fn names_for(url: &str) -> Vec<String> {
+    let sha = file_name(url);
     let path = url.split(['?', '#']).next().unwrap_or("");
     let base = path.rsplit('/').next().unwrap_or("");
     let after_host = path
         .split("://")
         .nth(1)
         .is_some_and(|rest| rest.contains('/'));
-    let mut names = Vec::new();
+    let mut names = vec![sha];
     if !base.is_empty() && after_host && base != "." && base != ".." {
         names.push(base.to_string());
     }
-    names.push(sha);
     names
 }
 
@@ -67,7 +72,11 @@ mod tests {
     #[test]
     fn a_url_is_found_by_its_last_segment_or_its_sha256() {
         let n = names_for("https://example.org/files/Grades.xlsx?raw=1");
-        assert_eq!(n[0], "Grades.xlsx");
+        assert_eq!(
+            n[0],
+            file_name("https://example.org/files/Grades.xlsx?raw=1")
+        );
+        assert_eq!(n[1], "Grades.xlsx");
         // sha256("abc") is the FIPS 180-2 test vector.
         assert_eq!(
             names_for("abc"),

@@ -36,9 +36,7 @@ pub fn steps(steps: &[Value], cache: &Cache) -> Result<Vec<SetupStep>, String> {
                 seconds: params["seconds"].as_f64().ok_or("sleep without seconds")?,
             },
             "download" => {
-                for f in params["files"].as_array().ok_or("download without files")? {
-                    let url = f["url"].as_str().ok_or("a download without url")?;
-                    let path = f["path"].as_str().ok_or("a download without path")?;
+                for (url, path) in download_files(params)? {
                     out.push(SetupStep::File {
                         path: local(path),
                         content: None,
@@ -59,6 +57,31 @@ pub fn steps(steps: &[Value], cache: &Cache) -> Result<Vec<SetupStep>, String> {
         out.push(step);
     }
     Ok(out)
+}
+
+/// The `(url, path)` of each file a `download` step's `parameters` name.
+fn download_files(params: &Value) -> Result<Vec<(&str, &str)>, String> {
+    let files = params["files"].as_array().ok_or("download without files")?;
+    files
+        .iter()
+        .map(|f| {
+            let url = f["url"].as_str().ok_or("a download without url")?;
+            let path = f["path"].as_str().ok_or("a download without path")?;
+            Ok((url, path))
+        })
+        .collect()
+}
+
+/// The URLs the `download` steps among `steps` fetch (malformed ones left out: reading the
+/// task reports them).
+pub fn download_urls(steps: &[Value]) -> Vec<String> {
+    steps
+        .iter()
+        .filter(|s| s["type"] == "download")
+        .filter_map(|s| download_files(&s["parameters"]).ok())
+        .flatten()
+        .map(|(url, _)| url.to_string())
+        .collect()
 }
 
 /// A `launch` of a shell line: OSWorld's `google-chrome` is this sandbox's `chromium`; a

@@ -93,11 +93,41 @@ fn getter(v: &Value, cache: &Cache) -> Result<Got, String> {
         ))),
         "rule" => Ok(Got::Rule(v["rules"].clone())),
         "cloud_file" => {
-            let url = v["path"].as_str().ok_or("cloud_file without path")?;
+            let [url] = cloud_paths(v)[..] else {
+                return Err("cloud_file without path".into());
+            };
             Ok(Got::Cached(cache.find(url)?.display().to_string()))
         }
         other => Err(format!("unsupported getter {other}")),
     }
+}
+
+/// The URLs a `cloud_file` getter downloads: its `path`, or each of its paths with `multi`
+/// (none for any other getter).
+fn cloud_paths(v: &Value) -> Vec<&str> {
+    if v["type"] != "cloud_file" {
+        return vec![];
+    }
+    match &v["path"] {
+        Value::String(url) => vec![url.as_str()],
+        Value::Array(urls) => urls.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    }
+}
+
+/// The URLs every `cloud_file` getter of the evaluator `ev` downloads (`result` and
+/// `expected`, one getter or a list of them).
+pub fn cloud_urls(ev: &Value) -> Vec<String> {
+    let getters = |key: &str| match &ev[key] {
+        Value::Array(gs) => gs.iter().collect(),
+        g => vec![g],
+    };
+    let mut all = getters("result");
+    all.extend(getters("expected"));
+    all.into_iter()
+        .flat_map(cloud_paths)
+        .map(str::to_string)
+        .collect()
 }
 
 fn metric(

@@ -5,12 +5,14 @@
 //! counterpart here runs like any other; the rest are skipped, each with the first reason
 //! found. Running and judging stay the runner's and the checkers' job.
 //!
-//! Layout: `cache.rs` (downloads from a local directory), `config.rs` (setup and postconfig
-//! steps), `evaluator.rs` (funcs and getters onto checkers).
+//! Layout: `cache.rs` (downloads from a local directory), `fetch.rs` (filling that directory
+//! over the network: `tasks osworld-cache fetch`), `config.rs` (setup and postconfig steps),
+//! `evaluator.rs` (funcs and getters onto checkers).
 
 mod cache;
 mod config;
 mod evaluator;
+mod fetch;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use cache::Cache;
+pub use fetch::{fetch, Failed, FetchOptions, FetchReport, Progress};
 
 use super::task::Task;
 
@@ -36,38 +39,97 @@ pub struct Skipped {
 /// `examples` directory itself) that can run, and those that cannot; both sorted by domain
 /// then id.
 pub fn load_dir(dir: &Path, cache: &Cache) -> Result<(Vec<Task>, Vec<Skipped>), String> {
-    let root = examples_dir(dir);
     let mut tasks = Vec::new();
     let mut skipped = Vec::new();
-    let domains = std::fs::read_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
-    for d in domains.flatten().filter(|d| d.path().is_dir()) {
-        let domain = d.file_name().to_string_lossy().to_string();
-        let files = std::fs::read_dir(d.path()).map_err(|e| format!("{domain}: {e}"))?;
-        for f in files.flatten().map(|f| f.path()) {
-            if f.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let stem = f
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("")
-                .to_string();
-            let read = std::fs::read_to_string(&f)
-                .map_err(|e| e.to_string())
-                .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()));
-            match read.and_then(|v| convert(&v, &domain, &f, cache)) {
-                Ok(t) => tasks.push(t),
-                Err(reason) => skipped.push(Skipped {
-                    id: stem,
-                    domain: domain.clone(),
-                    reason,
-                }),
-            }
+    for f in task_files(dir)? {
+        match f.json.and_then(|v| convert(&v, &f.domain, &f.path, cache)) {
+            Ok(t) => tasks.push(t),
+            Err(reason) => skipped.push(Skipped {
+                id: f.stem,
+                domain: f.domain,
+                reason,
+            }),
         }
     }
     tasks.sort_by(|a, b| (&a.domain, &a.id).cmp(&(&b.domain, &b.id)));
     skipped.sort_by(|a, b| (&a.domain, &a.id).cmp(&(&b.domain, &b.id)));
     Ok((tasks, skipped))
+}
+
+/// What one OSWorld task downloads, whether or not the rest of it can run here.
+#[derive(Debug, Clone)]
+pub struct Downloads {
+    /// The task's id (its file's stem, as [`Skipped`] names it).
+    pub id: String,
+    /// Its domain.
+    pub domain: String,
+    /// The URLs its `config` and `postconfig` `download` steps and its evaluator's
+    /// `cloud_file` getters fetch, in that order.
+    pub urls: Vec<String>,
+}
+
+/// What each task of the OSWorld tree at `dir` downloads (tasks that download nothing or
+/// cannot be read left out), sorted by domain then id.
+pub fn downloads(dir: &Path) -> Result<Vec<Downloads>, String> {
+    let mut all = Vec::new();
+    for f in task_files(dir)? {
+        let Ok(v) = f.json else { continue };
+        let no_steps = Vec::new();
+        let ev = &v["evaluator"];
+        let mut urls = config::download_urls(v["config"].as_array().unwrap_or(&no_steps));
+        urls.extend(config::download_urls(
+            ev["postconfig"].as_array().unwrap_or(&no_steps),
+        ));
+        urls.extend(evaluator::cloud_urls(ev));
+        if !urls.is_empty() {
+            all.push(Downloads {
+                id: f.stem,
+                domain: f.domain,
+                urls,
+            });
+        }
+    }
+    all.sort_by(|a, b| (&a.domain, &a.id).cmp(&(&b.domain, &b.id)));
+    Ok(all)
+}
+
+/// One task file of an OSWorld tree, read as JSON (or why it could not be).
+struct TaskFile {
+    domain: String,
+    stem: String,
+    path: PathBuf,
+    json: Result<Value, String>,
+}
+
+/// Every `<domain>/<id>.json` under the tree at `dir`.
+fn task_files(dir: &Path) -> Result<Vec<TaskFile>, String> {
+    let root = examples_dir(dir);
+    let mut out = Vec::new();
+    let domains = std::fs::read_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    for d in domains.flatten().filter(|d| d.path().is_dir()) {
+        let domain = d.file_name().to_string_lossy().to_string();
+        let files = std::fs::read_dir(d.path()).map_err(|e| format!("{domain}: {e}"))?;
+        for path in files.flatten().map(|f| f.path()) {
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("")
+                .to_string();
+            let json = std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()));
+            out.push(TaskFile {
+                domain: domain.clone(),
+                stem,
+                path,
+                json,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// `evaluation_examples/examples` under `dir`, or `examples`, or `dir` itself.

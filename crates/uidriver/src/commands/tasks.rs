@@ -1,19 +1,184 @@
-//! `uidriver tasks list|show|run|merge`: the command line of the task suite. Loading, running and
-//! judging tasks is `uidriver-tasks`'s job; this file turns the flags into its calls, prints
-//! what it returns and picks the exit status.
+//! `uidriver tasks list|show|run|merge|osworld-cache fetch`: the command line of the task
+//! suite. Loading, running and judging tasks, and fetching OSWorld's downloads, is
+//! `uidriver-tasks`'s job; this file turns the flags into its calls, prints what it returns
+//! and picks the exit status.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use uidriver_tasks::{RunOptions, Selection, Shard, Skipped, Task, TaskResult};
+use uidriver_tasks::{
+    FetchOptions, FetchReport, Progress, RunOptions, Selection, Shard, Skipped, Task, TaskResult,
+};
 
-use crate::cli::{TasksAction, TasksArgs};
+use crate::cli::{OsworldCacheAction, TasksAction, TasksArgs};
 use crate::commands::{exit, say};
 
 pub async fn run(a: TasksArgs) -> u8 {
-    tokio::task::spawn_blocking(move || run_blocking(a))
-        .await
-        .unwrap_or(exit::UNAVAILABLE)
+    match a.action {
+        TasksAction::OsworldCache { action } => {
+            fetch_cache(action, a.only, a.domain, a.quick, a.json, a.shard).await
+        }
+        action => {
+            let a = TasksArgs { action, ..a };
+            tokio::task::spawn_blocking(move || run_blocking(a))
+                .await
+                .unwrap_or(exit::UNAVAILABLE)
+        }
+    }
+}
+
+/// `tasks osworld-cache fetch`: every download of the selected OSWorld tasks into the cache,
+/// progress on stderr, the summary on stdout; 0 when every file is there, 1 when some failed.
+async fn fetch_cache(
+    action: OsworldCacheAction,
+    only: Option<String>,
+    domain: Option<String>,
+    quick: bool,
+    json: bool,
+    shard: Option<Shard>,
+) -> u8 {
+    const WHO: &str = "uidriver tasks osworld-cache fetch";
+    let OsworldCacheAction::Fetch {
+        dir,
+        cache,
+        jobs,
+        retries,
+        timeout,
+    } = action;
+    if shard.is_some() {
+        eprintln!(
+            "{WHO}: --shard does not apply (a run's shards are dealt from its runnable tasks)"
+        );
+        return exit::USAGE;
+    }
+    if jobs == 0 || !timeout.is_finite() || timeout <= 0.0 {
+        eprintln!("{WHO}: --jobs and --timeout must be above 0");
+        return exit::USAGE;
+    }
+    let selection = Selection {
+        only,
+        domain,
+        quick,
+        ..Selection::default()
+    };
+    let urls = match uidriver_tasks::osworld_downloads(&selection, &dir) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("{WHO}: {e}");
+            return exit::USAGE;
+        }
+    };
+    eprintln!(
+        "{WHO}: {} files for {} into {}",
+        urls.len(),
+        dir.display(),
+        cache.display()
+    );
+    let opts = FetchOptions {
+        jobs,
+        retries,
+        timeout: Duration::from_secs_f64(timeout),
+        ..FetchOptions::default()
+    };
+    let line = ProgressLine::new(std::io::stderr().is_terminal());
+    let report = uidriver_tasks::fetch_osworld(&urls, &cache, &opts, move |p| line.show(p)).await;
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{WHO}: {e}");
+            return exit::USAGE;
+        }
+    };
+    if json {
+        let mut v = serde_json::to_value(&report).unwrap_or_default();
+        v["cache"] = cache.display().to_string().into();
+        say(&v.to_string());
+    } else {
+        say(&fetch_summary(&report, &cache));
+    }
+    if report.failed.is_empty() {
+        exit::OK
+    } else {
+        exit::TOOL_ERROR
+    }
+}
+
+/// The end of a fetch: counts, then each failed URL with its error.
+fn fetch_summary(r: &FetchReport, cache: &std::path::Path) -> String {
+    let mut out = format!(
+        "fetched {} ({}), already present {}, failed {}; cache {}",
+        r.fetched.len(),
+        human_bytes(r.bytes),
+        r.present.len(),
+        r.failed.len(),
+        cache.display()
+    );
+    for f in &r.failed {
+        out.push_str(&format!("\nFAILED {}: {}", f.url, f.error));
+    }
+    out
+}
+
+/// The fetch's progress on stderr: on a terminal, a bar redrawn in place (at most 10 times a
+/// second) under the lines of finished files; otherwise one plain line per finished file.
+struct ProgressLine {
+    tty: bool,
+    drawn: Mutex<Option<Instant>>,
+}
+
+impl ProgressLine {
+    fn new(tty: bool) -> ProgressLine {
+        ProgressLine {
+            tty,
+            drawn: Mutex::new(None),
+        }
+    }
+
+    fn show(&self, p: &Progress) {
+        let counts = format!("{}/{} files, {}", p.done, p.total, human_bytes(p.bytes));
+        let mut err = std::io::stderr().lock();
+        if !self.tty {
+            if let Some(line) = &p.finished {
+                let _ = writeln!(err, "[{counts}] {line}");
+            }
+            return;
+        }
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let due = drawn.is_none_or(|t| t.elapsed() >= Duration::from_millis(100));
+        if p.finished.is_none() && !due {
+            return;
+        }
+        *drawn = Some(Instant::now());
+        const WIDTH: usize = 30;
+        let filled = (p.done * WIDTH).checked_div(p.total).unwrap_or(WIDTH);
+        let bar = format!("{}{}", "=".repeat(filled), " ".repeat(WIDTH - filled));
+        let _ = write!(err, "\r\x1b[K");
+        if let Some(line) = &p.finished {
+            let _ = writeln!(err, "{line}");
+        }
+        let _ = write!(err, "[{bar}] {counts}");
+        if p.done == p.total {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }
+}
+
+/// `1.5 MB`: bytes in powers of 1000, one decimal past the first unit.
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 1000.0 && unit < UNITS.len() - 1 {
+        v /= 1000.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }
 
 fn run_blocking(a: TasksArgs) -> u8 {
@@ -69,7 +234,7 @@ fn run_blocking(a: TasksArgs) -> u8 {
             }
             exit::OK
         }
-        TasksAction::Merge { .. } => exit::USAGE,
+        TasksAction::Merge { .. } | TasksAction::OsworldCache { .. } => exit::USAGE,
         TasksAction::Run {
             agent,
             keep,
