@@ -620,7 +620,7 @@ impl LinuxBackend {
             root: obj,
             toolkit,
             origin,
-            relative: self.window_relative(toolkit),
+            relative: self.window_relative(target),
             limits: &limits,
             memo: &att.memo,
             popups,

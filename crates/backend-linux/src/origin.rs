@@ -46,21 +46,26 @@ impl Placement {
 }
 
 impl LinuxBackend {
-    /// Whether the widgets of a root of `toolkit` report rectangles relative to their window:
-    /// GTK 4's everywhere, every toolkit's on Wayland (`desk.rs`).
-    pub(crate) fn window_relative(&self, toolkit: Toolkit) -> bool {
+    /// Whether the widgets of `target` report rectangles relative to their window: GTK 4's
+    /// everywhere, every toolkit's on Wayland (`desk.rs`) but an XWayland client's (an X11
+    /// app reports screen coordinates, which on a Wayland desktop are the compositor's).
+    pub(crate) fn window_relative(&self, target: &Target) -> bool {
+        let toolkit = target.app.as_ref().map_or(Toolkit::Other, |a| a.toolkit);
         toolkit == Toolkit::Gtk4
-            || self
-                .inner
-                .desk
-                .as_ref()
-                .is_some_and(DeskThread::extents_are_window_relative)
+            || !target.xwayland
+                && self
+                    .inner
+                    .desk
+                    .as_ref()
+                    .is_some_and(DeskThread::extents_are_window_relative)
     }
 
-    /// Whether a menu of `toolkit` must be clicked open rather than opened by its action:
-    /// GTK 2 and 3 on Wayland, whose popups need an input event's serial (`act/menu.rs`).
-    pub(crate) fn menus_open_by_click(&self, toolkit: Toolkit) -> bool {
+    /// Whether a menu of `target` must be clicked open rather than opened by its action: GTK 2
+    /// and 3 as Wayland clients, whose popups need an input event's serial (`act/menu.rs`).
+    pub(crate) fn menus_open_by_click(&self, target: &Target) -> bool {
+        let toolkit = target.app.as_ref().map_or(Toolkit::Other, |a| a.toolkit);
         matches!(toolkit, Toolkit::Gtk2 | Toolkit::Gtk3)
+            && !target.xwayland
             && self
                 .inner
                 .desk
@@ -77,8 +82,7 @@ impl LinuxBackend {
         target: &Target,
         deadline: Deadline,
     ) -> Option<(i32, i32)> {
-        let toolkit = target.app.as_ref().map_or(Toolkit::Other, |a| a.toolkit);
-        if !self.window_relative(toolkit) {
+        if !self.window_relative(target) {
             return None;
         }
         let (x, w) = (

@@ -169,6 +169,8 @@ pub(crate) struct Target {
     pub obj: Option<Obj>,
     /// The application, when it is on AT-SPI.
     pub app: Option<Arc<AppInfo>>,
+    /// Its window is an XWayland client's: screen coordinates even on Wayland.
+    pub xwayland: bool,
 }
 
 /// One top-level child of an application, as read for listing.
@@ -554,6 +556,7 @@ fn paired_root(app: &Arc<AppInfo>, s: &Surface, w: &XWindow, xd: &XDesktop) -> T
         },
         obj: Some(s.obj.clone()),
         app: Some(app.clone()),
+        xwayland: w.xwayland,
     }
 }
 
@@ -587,6 +590,7 @@ fn atspi_only_root(app: &Arc<AppInfo>, s: &Surface, kind: RootKind, stacking: u3
         },
         obj: Some(s.obj.clone()),
         app: Some(app.clone()),
+        xwayland: false,
     }
 }
 
@@ -632,6 +636,7 @@ fn x11_only_root(w: &XWindow, app: Option<(&Arc<AppInfo>, bool)>, xd: &XDesktop)
         },
         obj: None,
         app: app.cloned(),
+        xwayland: w.xwayland,
     }
 }
 
@@ -676,6 +681,7 @@ mod tests {
             dialog: false,
             transient_for: None,
             bounds: b,
+            xwayland: false,
         }
     }
 

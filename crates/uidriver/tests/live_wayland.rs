@@ -469,3 +469,72 @@ on_both!(
     &["featherpad"],
     qt5_types_and_saves_by_an_image_click
 );
+
+/// XWayland in a Wayland session: an X11 app (mousepad with `GDK_BACKEND=x11`) and a native
+/// Wayland one (gnome-calculator) are roots of one forest listed from sway's tree; the X11
+/// app's rectangles are screen coordinates (not window-relative), so a click by ref on its
+/// Edit menu opens it and typing by keys + ctrl+s saves its file (the bytes decide).
+#[test]
+#[ignore = "live: starts a private Wayland desktop (sway, XWayland, AT-SPI) and its apps; scripts/test.sh runs it"]
+fn wayland_xwayland_apps_are_roots_beside_native_ones() {
+    live_test(
+        "wayland_xwayland_apps_are_roots_beside_native_ones",
+        180,
+        &with_sway(&["mousepad", "gnome-calculator", "Xwayland"]),
+        |t| async move {
+            let cfg = SandboxConfig {
+                xwayland: true,
+                ..config(DisplayServer::Wayland)
+            };
+            let d = Desk::start_with(&t, cfg).await;
+            let dir = scratch("xwayland", DisplayServer::Wayland);
+            let notes = dir.join("notes.txt");
+            std::fs::write(&notes, "x11 here\n").unwrap();
+            let calc = d.launch(&["gnome-calculator"]).await;
+            let pad = d
+                .launch(&[
+                    "env",
+                    "GDK_BACKEND=x11",
+                    "mousepad",
+                    notes.to_str().unwrap(),
+                ])
+                .await;
+            let svc = &*d.svc;
+            let calc_root = root_of(svc, calc.pid, "Calculator").await;
+            let root = root_of(svc, pad.pid, "notes.txt").await;
+            assert!(calc_root.starts_with("@r") && root.starts_with("@r"));
+            let s0 = desk::observe(svc, &root).await;
+            let edit = one(svc, &s0, json!({ "role": "menu", "text": "Edit" })).await;
+            let res = act(
+                svc,
+                &s0,
+                json!([{ "action": "click", "ref": r(&edit) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            assert!(
+                res.text.contains("+selected"),
+                "the Edit menu opened:\n{}",
+                res.text
+            );
+            let s1 = desk::observe(svc, &root).await;
+            let res = act(
+                svc,
+                &s1,
+                json!([
+                    { "action": "keypress", "keys": "Escape" },
+                    { "action": "keypress", "keys": "ctrl+End" },
+                    { "action": "typeText", "text": "typed through XWayland" },
+                    { "action": "keypress", "keys": "ctrl+s" }
+                ]),
+                json!({}),
+            )
+            .await;
+            assert!(!res.is_error, "{}", res.text);
+            let want = "x11 here\ntyped through XWayland";
+            assert_eq!(file_becomes(&notes, want).await, want, "{}", res.text);
+            let _ = std::fs::remove_dir_all(&dir);
+        },
+    );
+}

@@ -381,7 +381,7 @@ async fn gtk4_popover_shift(ctx: &Ctx<'_>, index: usize) -> Option<(i32, i32)> {
 
 pub(crate) async fn live_bounds(ctx: &Ctx<'_>, o: &Obj) -> Result<Option<Bounds>, LinuxError> {
     let (x, y, w, h) = component::extents(&ctx.caller, o, component::COORD_SCREEN).await?;
-    if ctx.backend.window_relative(ctx.toolkit()) {
+    if ctx.backend.window_relative(&ctx.target) {
         // GTK 4, and every toolkit on Wayland, answers window-relative extents even for
         // screen coordinates.
         let origin = ctx

@@ -88,7 +88,7 @@ async fn probe_within(
     }
     // GTK 4 (and every toolkit on Wayland) hit-tests in window-relative coordinates,
     // whatever the call says.
-    let (x, y) = if ctx.backend.window_relative(ctx.toolkit()) {
+    let (x, y) = if ctx.backend.window_relative(&ctx.target) {
         match ctx
             .backend
             .window_origin(&ctx.att, &ctx.target, ctx.deadline)

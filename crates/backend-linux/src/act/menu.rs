@@ -153,7 +153,7 @@ pub(crate) async fn open_menus_above(
             continue;
         }
         let name = menu_name(&nodes[chain[level]]);
-        let by_click = !ctx.headless && ctx.backend.menus_open_by_click(ctx.toolkit());
+        let by_click = !ctx.headless && ctx.backend.menus_open_by_click(&ctx.target);
         let result = if by_click {
             click_open(ctx, opener).await
         } else {

@@ -195,6 +195,7 @@ fn collect(node: &Value, in_floating: bool, tiled: &mut Vec<View>, floating: &mu
             dialog: floats,
             transient_for: None,
             bounds: content(node),
+            xwayland: node["shell"] == "xwayland",
         };
         let view = View {
             window,

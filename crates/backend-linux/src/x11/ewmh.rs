@@ -36,6 +36,9 @@ pub(crate) struct XWindow {
     pub transient_for: Option<u32>,
     /// Client area in root coordinates (what `xwininfo` calls absolute upper-left + size).
     pub bounds: Bounds,
+    /// An X11 client of XWayland on a Wayland desktop: its toolkit reports screen
+    /// coordinates, as on X11, not window-relative ones.
+    pub xwayland: bool,
 }
 
 /// The desktop as the window manager describes it.
@@ -196,6 +199,7 @@ pub(crate) fn desktop(x: &XConn) -> Result<XDesktop, LinuxError> {
                 i32::from(geom.width),
                 i32::from(geom.height),
             ),
+            xwayland: false,
         });
     }
     Ok(XDesktop {

@@ -360,6 +360,7 @@ mod tests {
             dialog: false,
             transient_for,
             bounds: Bounds::new(0, 0, 10, 10),
+            xwayland: false,
         }
     }
 

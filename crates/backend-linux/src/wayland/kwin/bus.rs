@@ -117,6 +117,8 @@ pub(crate) fn parse_report(v: &Value) -> Report {
                     dialog: w["dialog"] == true,
                     transient_for: w["transientFor"].as_str().and_then(window_id),
                     bounds,
+                    // The script does not say; KWin sandboxes run without XWayland.
+                    xwayland: false,
                 },
                 frame,
             })
