@@ -5,19 +5,15 @@
 //! python3-gi client), file bytes on disk, the calculator's display read by a separate AT-SPI
 //! client, and a screenshot's pixels read by tesseract.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 use uidriver_sandbox::testing::live_test;
 use uidriver_sandbox::{DisplayServer, SandboxConfig};
 
 mod desk;
-use desk::{act, ok, r, root_of, step_outcomes, Desk};
-
-/// The system python, which has python3-gi.
-const PYTHON: &str = "/usr/bin/python3";
+use desk::evidence::{file_becomes, ocr, save_image, scratch, PYTHON};
+use desk::{act, ok, root_of, step_outcomes, Desk};
 
 fn config() -> SandboxConfig {
     SandboxConfig {
@@ -80,41 +76,6 @@ print(got[0] if got else "[]")
     })
 }
 
-/// Waits until `path` holds `want`; what it holds then.
-async fn file_becomes(path: &Path, want: &str) -> String {
-    let t0 = Instant::now();
-    loop {
-        let now = std::fs::read_to_string(path).unwrap_or_default();
-        if now == want || t0.elapsed() > Duration::from_secs(10) {
-            return now;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("uidriver-kwin-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-/// What tesseract reads in a tool result's image.
-fn ocr(res: &uidriver_service::ToolResult, dir: &Path) -> String {
-    let img = res.images.first().expect("an image");
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&img.data)
-        .expect("base64 PNG");
-    let png = dir.join("desktop.png");
-    std::fs::write(&png, bytes).expect("write the PNG");
-    let out = std::process::Command::new("tesseract")
-        .arg(&png)
-        .arg("-")
-        .output()
-        .expect("tesseract");
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
 /// GTK 3 (mousepad) on KWin: listed as a root whose rectangle is the one KWin shows (where its
 /// frame and buffer overlap), typing by keys and ctrl+s save (the file's bytes), the
 /// desktop's screenshot read by tesseract, and the root closed by close_root (gone from KWin's
@@ -128,7 +89,7 @@ fn kwin_gtk3_is_listed_types_saves_shows_and_closes() {
         &with_kwin(&["mousepad", "tesseract"]),
         |t| async move {
             let d = Desk::start_with(&t, config()).await;
-            let dir = scratch("gtk3");
+            let dir = scratch("kwin-gtk3");
             let notes = dir.join("notes.txt");
             std::fs::write(&notes, "first line\n").unwrap();
             let app = d.launch(&["mousepad", notes.to_str().unwrap()]).await;
@@ -205,7 +166,7 @@ fn kwin_gtk3_is_listed_types_saves_shows_and_closes() {
             // The screenshot's pixels hold what was typed.
             let shot = desk::call(svc, "desktop_screenshot", json!({})).await;
             assert!(!shot.is_error, "{}", shot.text);
-            let text = ocr(&shot, &dir);
+            let text = ocr(&save_image(&shot, &dir, "desktop"));
             assert!(text.contains("Typed by keys"), "tesseract read: {text}");
 
             // close_root: the window leaves KWin's own list.
@@ -224,36 +185,6 @@ fn kwin_gtk3_is_listed_types_saves_shows_and_closes() {
     );
 }
 
-/// The calculator's display as a separate AT-SPI client reads it.
-fn calculator_display(d: &Desk) -> String {
-    let script = r#"
-import gi, sys
-gi.require_version('Atspi', '2.0')
-from gi.repository import Atspi
-d = Atspi.get_desktop(0)
-for i in range(d.get_child_count()):
-    app = d.get_child_at_index(i)
-    if app is None or app.get_name() != 'gnome-calculator':
-        continue
-    stack = [app]
-    while stack:
-        o = stack.pop(0)
-        if o.get_role() == Atspi.Role.TEXT and o.get_state_set().contains(Atspi.StateType.EDITABLE):
-            print(Atspi.Text.get_text(o, 0, Atspi.Text.get_character_count(o)))
-            sys.exit(0)
-        for k in range(o.get_child_count()):
-            c = o.get_child_at_index(k)
-            if c is not None:
-                stack.append(c)
-"#;
-    let out = d
-        .command(PYTHON)
-        .args(["-c", script])
-        .output()
-        .expect("python3");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// GTK 4 (gnome-calculator) on KWin: buttons clicked by ref (7 + 8 =) land through fake
 /// input; the display, read by a separate AT-SPI client, shows 15.
 #[test]
@@ -270,45 +201,7 @@ fn kwin_gtk4_clicks_by_ref_land() {
             let root = root_of(svc, app.pid, "Calculator").await;
             desk::settled(svc, app.pid).await;
             let s0 = desk::observe(svc, &root).await;
-            let button = |label: &'static str| {
-                let s0 = s0.clone();
-                async move {
-                    desk::search(svc, &s0, json!({ "role": "button", "text": label }))
-                        .await
-                        .into_iter()
-                        .find(|m| m["name"] == label)
-                        .unwrap_or_else(|| panic!("no button {label:?}"))
-                }
-            };
-            let (seven, plus, eight, equals) = (
-                button("7").await,
-                button("+").await,
-                button("8").await,
-                button("=").await,
-            );
-            let res = act(
-                svc,
-                &s0,
-                json!([
-                    { "action": "click", "ref": r(&seven) },
-                    { "action": "click", "ref": r(&plus) },
-                    { "action": "click", "ref": r(&eight) },
-                    { "action": "click", "ref": r(&equals) }
-                ]),
-                json!({}),
-            )
-            .await;
-            assert_eq!(step_outcomes(&res), ["worked"; 4], "{}", res.text);
-            let t0 = Instant::now();
-            while calculator_display(&d) != "15" {
-                assert!(
-                    t0.elapsed() < Duration::from_secs(5),
-                    "the display shows {:?}\n{}",
-                    calculator_display(&d),
-                    res.text
-                );
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
+            desk::evidence::calculator_adds_by_clicks(&d, &s0).await;
         },
     );
 }

@@ -7,15 +7,14 @@
 //! (python3-gi), the screenshot's pixels read by tesseract, and sway's or the X server's own
 //! window list.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 use uidriver_sandbox::testing::live_test;
 use uidriver_sandbox::{DisplayServer, SandboxConfig};
 
 mod desk;
+use desk::evidence::{button, calculator_display, file_becomes, ocr, save_image, scratch};
 use desk::{act, inspect, ok, one, r, root_of, step_outcomes, App, Desk};
 
 /// One test per display server with the same body: `$wayland` on sway, `$x11` on Xvfb.
@@ -52,29 +51,6 @@ fn with_sway(needs: &[&'static str]) -> Vec<&'static str> {
     let mut v = vec!["sway", "swaymsg"];
     v.extend_from_slice(needs);
     v
-}
-
-/// A fresh directory of its own for the test running on `server`.
-fn scratch(name: &str, server: DisplayServer) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("uidriver-{name}-{server:?}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-/// The system python, which has python3-gi (an AT-SPI client independent of uidriver).
-const PYTHON: &str = "/usr/bin/python3";
-
-/// Waits until `path` holds `want` (an app saves asynchronously); what it holds then.
-async fn file_becomes(path: &Path, want: &str) -> String {
-    let t0 = Instant::now();
-    loop {
-        let now = std::fs::read_to_string(path).unwrap_or_default();
-        if now == want || t0.elapsed() > Duration::from_secs(10) {
-            return now;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// The windows the display server itself lists for `pid` (sway's tree, or xdotool on X11):
@@ -125,34 +101,13 @@ fn collect_titles(node: &Value, pid: u32, out: &mut Vec<String>) {
     }
 }
 
-/// The image of a tool result, written to `dir/name.png`.
-fn save_image(res: &uidriver_service::ToolResult, dir: &Path, name: &str) -> std::path::PathBuf {
-    let img = res.images.first().expect("an image");
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&img.data)
-        .expect("base64 PNG");
-    let p = dir.join(format!("{name}.png"));
-    std::fs::write(&p, bytes).expect("write the PNG");
-    p
-}
-
-/// What tesseract reads in a PNG.
-fn ocr(png: &Path) -> String {
-    let out = std::process::Command::new("tesseract")
-        .arg(png)
-        .arg("-")
-        .output()
-        .expect("tesseract");
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
 /// GTK 3 (mousepad): typing by keyboard into the focused editor and a shortcut that saves
 /// (the file's bytes); a shortcut that opens a dialog root (Save As), its name field filled
 /// and its Save button clicked by ref (the new file's bytes); the whole desktop's screenshot
 /// read by tesseract; Help clicked by ref and About pressed, its dialog closed with close_root
 /// (gone from the display server's own list).
 async fn gtk3_types_saves_through_a_dialog_and_closes_a_root(d: Desk, server: DisplayServer) {
-    let dir = scratch("gtk3", server);
+    let dir = scratch(&format!("gtk3-{server:?}"));
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "first line\n").unwrap();
     let app: App = d.launch(&["mousepad", notes.to_str().unwrap()]).await;
@@ -281,45 +236,26 @@ on_both!(
     gtk3_types_saves_through_a_dialog_and_closes_a_root
 );
 
-/// The button named exactly `label` in state `state`.
-async fn button(svc: &uidriver_service::Service, state: &str, label: &str) -> Value {
-    desk::search(svc, state, json!({ "role": "button", "text": label }))
-        .await
-        .into_iter()
-        .find(|m| m["name"] == label)
-        .unwrap_or_else(|| panic!("no button {label:?} in {state}"))
-}
-
-/// The calculator's display as a separate AT-SPI client reads it (the first editable text
-/// of gnome-calculator), never through uidriver.
-fn calculator_display(d: &Desk) -> String {
-    let script = r#"
-import gi, sys
-gi.require_version('Atspi', '2.0')
-from gi.repository import Atspi
-d = Atspi.get_desktop(0)
-for i in range(d.get_child_count()):
-    app = d.get_child_at_index(i)
-    if app is None or app.get_name() != 'gnome-calculator':
-        continue
-    stack = [app]
-    while stack:
-        o = stack.pop(0)
-        if o.get_role() == Atspi.Role.TEXT and o.get_state_set().contains(Atspi.StateType.EDITABLE):
-            t = o.get_text_iface()
-            print(Atspi.Text.get_text(o, 0, Atspi.Text.get_character_count(o)))
-            sys.exit(0)
-        for k in range(o.get_child_count()):
-            c = o.get_child_at_index(k)
-            if c is not None:
-                stack.append(c)
-"#;
-    let out = d
-        .command(PYTHON)
-        .args(["-c", script])
-        .output()
-        .expect("python3");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+/// Takes a visual look of `root` and clicks the centre of the button named `label` at its place
+/// in the look's image (an image point, mapped back to the screen by uidriver); the act's
+/// answer and the point.
+async fn click_in_a_look(
+    svc: &uidriver_service::Service,
+    root: &str,
+    label: &str,
+) -> (uidriver_service::ToolResult, (f64, f64)) {
+    let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
+    let sv = v["stateId"].as_str().expect("stateId").to_string();
+    let b = button(svc, &sv, label).await;
+    let ib = inspect(svc, &sv, &r(&b)).await["imageBounds"].clone();
+    let at = |k: &str| {
+        ib[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no imageBounds: {ib}"))
+    };
+    let (x, y) = (at("x") + at("width") / 2.0, at("y") + at("height") / 2.0);
+    let click = json!([{ "action": "click", "x": x, "y": y }]);
+    (act(svc, &sv, click, json!({})).await, (x, y))
 }
 
 /// GTK 4 (gnome-calculator): buttons clicked by ref (7 + 8 =) and one clicked at its place in
@@ -331,51 +267,10 @@ async fn gtk4_clicks_by_ref_and_by_image_point_land(d: Desk, _server: DisplaySer
     let root = root_of(svc, app.pid, "Calculator").await;
     desk::settled(svc, app.pid).await;
     let s0 = desk::observe(svc, &root).await;
-    let seven = button(svc, &s0, "7").await;
-    let plus = button(svc, &s0, "+").await;
-    let eight = button(svc, &s0, "8").await;
-    let equals = button(svc, &s0, "=").await;
-    let res = act(
-        svc,
-        &s0,
-        json!([
-            { "action": "click", "ref": r(&seven) },
-            { "action": "click", "ref": r(&plus) },
-            { "action": "click", "ref": r(&eight) },
-            { "action": "click", "ref": r(&equals) }
-        ]),
-        json!({}),
-    )
-    .await;
-    assert_eq!(step_outcomes(&res), ["worked"; 4], "{}", res.text);
-    let t0 = Instant::now();
-    while calculator_display(&d) != "15" {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "the display shows {:?}",
-            calculator_display(&d)
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    desk::evidence::calculator_adds_by_clicks(&d, &s0).await;
 
     // A click at the image point of "×" in a visual look, then a press of "2" and "=".
-    let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
-    let sv = v["stateId"].as_str().expect("stateId").to_string();
-    let times = button(svc, &sv, "×").await;
-    let ib = inspect(svc, &sv, &r(&times)).await["imageBounds"].clone();
-    let at = |k: &str| {
-        ib[k]
-            .as_f64()
-            .unwrap_or_else(|| panic!("no imageBounds: {ib}"))
-    };
-    let (x, y) = (at("x") + at("width") / 2.0, at("y") + at("height") / 2.0);
-    let res = act(
-        svc,
-        &sv,
-        json!([{ "action": "click", "x": x, "y": y }]),
-        json!({}),
-    )
-    .await;
+    let (res, (x, y)) = click_in_a_look(svc, &root, "×").await;
     assert!(!res.is_error, "{}", res.text);
     let s1 = desk::observe(svc, &root).await;
     let two = button(svc, &s1, "2").await;
@@ -410,7 +305,7 @@ on_both!(
 /// Qt 5 (FeatherPad): a click by ref into the editor, typing, and the toolbar's Save clicked
 /// at its place in a visual look's image: the file's bytes decide.
 async fn qt5_types_and_saves_by_an_image_click(d: Desk, server: DisplayServer) {
-    let dir = scratch("qt5", server);
+    let dir = scratch(&format!("qt5-{server:?}"));
     let file = dir.join("plan.txt");
     std::fs::write(&file, "").unwrap();
     let app = d.launch(&["featherpad", file.to_str().unwrap()]).await;
@@ -434,23 +329,7 @@ async fn qt5_types_and_saves_by_an_image_click(d: Desk, server: DisplayServer) {
     )
     .await;
     assert_eq!(step_outcomes(&res), ["worked", "worked"], "{}", res.text);
-    let v = ok(svc, "observe_ui", json!({ "root": root, "mode": "visual" })).await;
-    let sv = v["stateId"].as_str().expect("stateId").to_string();
-    let save = button(svc, &sv, "Save").await;
-    let ib = inspect(svc, &sv, &r(&save)).await["imageBounds"].clone();
-    let at = |k: &str| {
-        ib[k]
-            .as_f64()
-            .unwrap_or_else(|| panic!("no imageBounds: {ib}"))
-    };
-    let (x, y) = (at("x") + at("width") / 2.0, at("y") + at("height") / 2.0);
-    let res = act(
-        svc,
-        &sv,
-        json!([{ "action": "click", "x": x, "y": y }]),
-        json!({}),
-    )
-    .await;
+    let (res, (x, y)) = click_in_a_look(svc, &root, "Save").await;
     assert!(!res.is_error, "{}", res.text);
     // FeatherPad ends the file with a newline when it saves.
     assert_eq!(
@@ -487,7 +366,7 @@ fn wayland_xwayland_apps_are_roots_beside_native_ones() {
                 ..config(DisplayServer::Wayland)
             };
             let d = Desk::start_with(&t, cfg).await;
-            let dir = scratch("xwayland", DisplayServer::Wayland);
+            let dir = scratch("xwayland");
             let notes = dir.join("notes.txt");
             std::fs::write(&notes, "x11 here\n").unwrap();
             let calc = d.launch(&["gnome-calculator"]).await;

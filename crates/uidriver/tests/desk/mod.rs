@@ -17,6 +17,8 @@ use uidriver_sandbox::testing::Tracker;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
 use uidriver_service::{FileAccess, Service, ServiceConfig, ToolName, ToolResult};
 
+pub mod evidence;
+
 /// A private desktop and a service over it.
 pub struct Desk {
     pub sb: Arc<Sandbox>,
