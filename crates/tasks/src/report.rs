@@ -19,12 +19,14 @@ pub struct DomainSummary {
     pub tasks: usize,
     /// Tasks passed.
     pub passed: usize,
-    /// Sum of wall times, seconds.
+    /// Sum of wall times (sandbox start to verdict), seconds.
     pub seconds: f64,
+    /// OSWorld tasks of the domain that cannot run here.
+    pub skipped: usize,
 }
 
-/// Per-domain totals, by domain name.
-pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
+/// Per-domain totals, by domain name (domains with only skipped tasks too).
+pub fn summarize(results: &[TaskResult], skipped: &[Skipped]) -> BTreeMap<String, DomainSummary> {
     let mut by: BTreeMap<String, DomainSummary> = BTreeMap::new();
     for r in results {
         let d = by.entry(r.domain.clone()).or_default();
@@ -32,7 +34,55 @@ pub fn summarize(results: &[TaskResult]) -> BTreeMap<String, DomainSummary> {
         d.passed += r.passed as usize;
         d.seconds += r.seconds;
     }
+    for s in skipped {
+        by.entry(s.domain.clone()).or_default().skipped += 1;
+    }
     by
+}
+
+/// What kind of thing a skip reason names, without the task's particulars (a URL, a step
+/// number, a getter's arguments): `unsupported setup type chrome_open_tabs`, `a download not
+/// in the cache`, `postconfig: …`.
+pub fn skip_kind(reason: &str) -> String {
+    if let Some(rest) = reason.strip_prefix("postconfig: ") {
+        return format!("postconfig: {}", skip_kind(rest));
+    }
+    if reason.contains("no --osworld-cache was given") {
+        return "a download, and no --osworld-cache".into();
+    }
+    if reason.contains("is not in the cache") {
+        return "a download not in the cache".into();
+    }
+    let cut = [" (step ", " with getters", " (only "]
+        .iter()
+        .filter_map(|m| reason.find(m))
+        .min()
+        .unwrap_or(reason.len());
+    reason[..cut].trim().to_string()
+}
+
+/// The skip reasons' kinds with how many tasks each stopped, most first (then by name).
+pub fn skip_counts(skipped: &[Skipped]) -> Vec<(String, usize)> {
+    let mut by: BTreeMap<String, usize> = BTreeMap::new();
+    for s in skipped {
+        *by.entry(skip_kind(&s.reason)).or_default() += 1;
+    }
+    let mut v: Vec<(String, usize)> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+fn skip_count_lines(skipped: &[Skipped]) -> Vec<String> {
+    if skipped.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec!["skip reasons (tasks):".to_string()];
+    out.extend(
+        skip_counts(skipped)
+            .into_iter()
+            .map(|(k, n)| format!("{n:>6}  {k}")),
+    );
+    out
 }
 
 /// The whole report as JSON: `{tasks: [...], skipped: [...], domains: {...}, passed, total,
@@ -43,10 +93,15 @@ pub fn report_json(
     wall: f64,
     shard: Option<Shard>,
 ) -> serde_json::Value {
+    let reasons: serde_json::Map<String, serde_json::Value> = skip_counts(skipped)
+        .into_iter()
+        .map(|(k, n)| (k, n.into()))
+        .collect();
     let mut v = serde_json::json!({
         "tasks": results,
         "skipped": skipped,
-        "domains": summarize(results),
+        "skipReasons": reasons,
+        "domains": summarize(results, skipped),
         "passed": results.iter().filter(|r| r.passed).count(),
         "total": results.len(),
         "seconds": wall,
@@ -100,15 +155,32 @@ pub fn report_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> St
     let mut out: Vec<String> = results.iter().map(task_line).collect();
     out.extend(skipped.iter().map(skip_line));
     out.push(String::new());
-    out.push(format!(
-        "{:<16} {:>6} {:>6} {:>8}",
-        "domain", "passed", "tasks", "seconds"
-    ));
-    for (d, s) in summarize(results) {
-        out.push(format!(
-            "{d:<16} {:>6} {:>6} {:>8.1}",
-            s.passed, s.tasks, s.seconds
-        ));
+    let osworld = !skipped.is_empty();
+    out.push(if osworld {
+        format!(
+            "{:<16} {:>6} {:>6} {:>8} {:>8} {:>9}",
+            "domain", "passed", "tasks", "skipped", "seconds", "s/task"
+        )
+    } else {
+        format!(
+            "{:<16} {:>6} {:>6} {:>8}",
+            "domain", "passed", "tasks", "seconds"
+        )
+    });
+    for (d, s) in summarize(results, skipped) {
+        out.push(if osworld {
+            let per = if s.tasks > 0 {
+                s.seconds / s.tasks as f64
+            } else {
+                0.0
+            };
+            format!(
+                "{d:<16} {:>6} {:>6} {:>8} {:>8.1} {per:>9.1}",
+                s.passed, s.tasks, s.skipped, s.seconds
+            )
+        } else {
+            format!("{d:<16} {:>6} {:>6} {:>8.1}", s.passed, s.tasks, s.seconds)
+        });
     }
     let passed = results.iter().filter(|r| r.passed).count();
     out.push(format!(
@@ -118,6 +190,7 @@ pub fn report_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> St
     if !skipped.is_empty() {
         out.push(format!("{} OSWorld tasks skipped", skipped.len()));
     }
+    out.extend(skip_count_lines(skipped));
     out.join("\n")
 }
 
@@ -144,6 +217,7 @@ pub fn list_text(tasks: &[Task], skipped: &[Skipped], osworld: bool) -> String {
     ));
     if osworld {
         out.push(format!("{} OSWorld tasks skipped", skipped.len()));
+        out.extend(skip_count_lines(skipped));
     }
     out.join("\n")
 }
@@ -183,4 +257,65 @@ pub fn show_text(t: &Task) -> String {
         None => "solution: none".into(),
     });
     out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skip(domain: &str, reason: &str) -> Skipped {
+        Skipped {
+            id: format!("{domain}-{}", reason.len()),
+            domain: domain.into(),
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn skip_reasons_are_counted_by_kind_without_particulars() {
+        let s = [
+            skip("chrome", "unsupported setup type chrome_open_tabs (step 2)"),
+            skip("chrome", "unsupported setup type chrome_open_tabs (step 1)"),
+            skip(
+                "os",
+                "https://x/a.docx is not in the cache /c (looked for ab and a.docx)",
+            ),
+            skip(
+                "os",
+                "postconfig: unsupported setup type activate_window (step 3)",
+            ),
+            skip(
+                "vs_code",
+                "unsupported checker compare_table with getters vm_file and cloud_file",
+            ),
+            skip(
+                "gimp",
+                "downloads https://x/b.png, and no --osworld-cache was given",
+            ),
+        ];
+        let c = skip_counts(&s);
+        assert_eq!(
+            c[0],
+            ("unsupported setup type chrome_open_tabs".to_string(), 2)
+        );
+        let kinds: Vec<&str> = c.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(kinds.contains(&"a download not in the cache"), "{kinds:?}");
+        assert!(
+            kinds.contains(&"a download, and no --osworld-cache"),
+            "{kinds:?}"
+        );
+        assert!(kinds.contains(&"postconfig: unsupported setup type activate_window"));
+        assert!(kinds.contains(&"unsupported checker compare_table"));
+        let by = summarize(&[], &s);
+        assert_eq!(
+            (by["chrome"].skipped, by["os"].skipped, by["chrome"].tasks),
+            (2, 2, 0)
+        );
+        let text = list_text(&[], &s, true);
+        assert!(text.contains("skip reasons (tasks):"), "{text}");
+        assert!(
+            text.contains("     2  unsupported setup type chrome_open_tabs"),
+            "{text}"
+        );
+    }
 }
