@@ -535,6 +535,25 @@ impl LinuxBackend {
         lock(&self.inner.last_click).map(|t| t.elapsed())
     }
 
+    /// Why `what` cannot be done without a display server this backend drives: none
+    /// configured, or a Wayland compositor that gives clients no windows, input or pixels
+    /// (GNOME's mutter), with what to do instead.
+    fn no_desk(&self, what: &str) -> Error {
+        match self.inner.config.platform() {
+            Platform::OtherWayland(socket) => Error::new(
+                ErrorCode::BackendUnavailable,
+                format!(
+                    "{what} needs the display server, and the Wayland compositor at {} gives clients no window rectangles, input or pixels (uidriver drives sway and KWin; this session is read through AT-SPI only)",
+                    socket.display()
+                ),
+            )
+            .with_hint("Use semantic steps (press, setText, check, select), or run the apps in `uidriver sandbox --wayland`; `uidriver doctor` says what works here."),
+            _ => Error::from(LinuxError::NoDisplay(format!(
+                "no display is configured (DISPLAY, or WAYLAND_DISPLAY with SWAYSOCK or a KDE session), so {what} cannot be done"
+            ))),
+        }
+    }
+
     /// How physical input is delivered here (XTEST, or a compositor's virtual devices).
     fn delivery_method(&self) -> uidriver_core::DeliveryMethod {
         self.inner
@@ -944,10 +963,11 @@ impl Backend for LinuxBackend {
 
     /// Politely, through the window manager (`x11/ewmh.rs`, `request_close`); never a kill.
     async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
-        let x =
-            self.inner.desk.as_ref().ok_or_else(|| {
-                Error::from(LinuxError::NoDisplay("no display configured".into()))
-            })?;
+        let x = self
+            .inner
+            .desk
+            .as_ref()
+            .ok_or_else(|| self.no_desk("this"))?;
         let window = root.window_id.and_then(|w| u32::try_from(w).ok());
         let Some(w) = window.filter(|_| !matches!(root.kind, RootKind::Menu | RootKind::Popover))
         else {
@@ -969,10 +989,11 @@ impl Backend for LinuxBackend {
     }
 
     async fn capture(&self, root: &RootInfo, deadline: Deadline) -> Result<RawImage> {
-        let x =
-            self.inner.desk.as_ref().ok_or_else(|| {
-                Error::from(LinuxError::NoDisplay("no display configured".into()))
-            })?;
+        let x = self
+            .inner
+            .desk
+            .as_ref()
+            .ok_or_else(|| self.no_desk("this"))?;
         let window = root.window_id.and_then(|w| u32::try_from(w).ok());
         let bounds = root.bounds;
         let img = x

@@ -163,12 +163,10 @@ fn desktop_entry(text: &str) -> (Option<String>, Option<Vec<String>>) {
 
 impl LinuxBackend {
     fn desk(&self) -> Result<&crate::desk::DeskThread> {
-        self.inner.desk.as_ref().ok_or_else(|| {
-            Error::new(
-                ErrorCode::BackendUnavailable,
-                "no display server: whole-screen control needs one",
-            )
-        })
+        self.inner
+            .desk
+            .as_ref()
+            .ok_or_else(|| self.no_desk("whole-screen control"))
     }
 
     fn display_name(&self) -> Result<String> {

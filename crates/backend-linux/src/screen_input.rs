@@ -24,12 +24,11 @@ pub(crate) async fn send(
     lock: &InputLock,
     deadline: Deadline,
 ) -> Result<Vec<StepReport>> {
-    let x = backend.inner.desk_input.as_ref().ok_or_else(|| {
-        Error::new(
-            uidriver_core::ErrorCode::BackendUnavailable,
-            "no display server",
-        )
-    })?;
+    let x = backend
+        .inner
+        .desk_input
+        .as_ref()
+        .ok_or_else(|| backend.no_desk("raw input"))?;
     let display = backend.seat_name();
     let _held = lock.hold().await;
     let _lease = lease::acquire(&display, deadline).await?;

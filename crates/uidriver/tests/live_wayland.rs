@@ -417,3 +417,87 @@ fn wayland_xwayland_apps_are_roots_beside_native_ones() {
         },
     );
 }
+
+/// A Wayland session uidriver cannot drive (no sway IPC, not KDE: GNOME's mutter, say) is read
+/// through AT-SPI and acted on semantically, and physical input is refused before anything is
+/// sent, naming the compositor and what to do instead. Simulated by a backend given the sway
+/// sandbox's environment without SWAYSOCK; gnome-calculator's display is read by a separate
+/// AT-SPI client.
+#[test]
+#[ignore = "live: starts a private Wayland desktop (sway, AT-SPI) and gnome-calculator; scripts/test.sh runs it"]
+fn wayland_without_a_driven_compositor_reads_presses_and_refuses_clicks_saying_why() {
+    live_test(
+        "wayland_without_a_driven_compositor_reads_presses_and_refuses_clicks_saying_why",
+        120,
+        &with_sway(&["gnome-calculator"]),
+        |t| async move {
+            use std::sync::Arc;
+            let d = Desk::start_with(&t, config(DisplayServer::Wayland)).await;
+            let app = d.launch(&["gnome-calculator"]).await;
+            let env: Vec<(&str, &str)> =
+                d.sb.env()
+                    .iter()
+                    .filter(|(k, _)| k != "SWAYSOCK")
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+            let cfg = uidriver_backend_linux::LinuxConfig::from_vars(env);
+            assert!(
+                matches!(
+                    cfg.platform(),
+                    uidriver_backend_linux::Platform::OtherWayland(_)
+                ),
+                "{:?}",
+                cfg.platform()
+            );
+            let linux = uidriver_backend_linux::LinuxBackend::connect(cfg)
+                .await
+                .expect("the backend reads AT-SPI without a compositor it drives");
+            let svc = uidriver_service::Service::new(
+                vec![Arc::new(linux) as Arc<dyn uidriver_core::Backend>],
+                vec![],
+                uidriver_service::ServiceConfig::default(),
+            );
+            let root = root_of(&svc, app.pid, "Calculator").await;
+            let s0 = desk::observe(&svc, &root).await;
+            let seven = button(&svc, &s0, "7").await;
+            let res = act(
+                &svc,
+                &s0,
+                json!([{ "action": "press", "ref": r(&seven) }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let t0 = Instant::now();
+            while calculator_display(&d) != "7" {
+                assert!(
+                    t0.elapsed() < Duration::from_secs(5),
+                    "the press did not show 7"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let s1 = desk::observe(&svc, &root).await;
+            let eight = button(&svc, &s1, "8").await;
+            let res = act(
+                &svc,
+                &s1,
+                json!([{ "action": "click", "ref": r(&eight) }]),
+                json!({}),
+            )
+            .await;
+            let err = &res.structured["steps"][0]["error"];
+            assert_eq!(err["code"], "backend_unavailable", "{}", res.text);
+            let msg = err["message"].as_str().unwrap_or_default();
+            assert!(
+                msg.contains("gives clients no window rectangles, input or pixels"),
+                "{msg}"
+            );
+            assert!(
+                res.text.contains("uidriver sandbox --wayland"),
+                "the hint says what to do:\n{}",
+                res.text
+            );
+            assert_eq!(calculator_display(&d), "7", "nothing was sent");
+        },
+    );
+}

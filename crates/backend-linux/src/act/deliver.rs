@@ -134,12 +134,12 @@ pub(crate) async fn deliver_held(
     aim: Aim<'_>,
     send: Send,
 ) -> Result<Sent, Error> {
-    let x = ctx.backend.inner.desk_input.as_ref().ok_or_else(|| {
-        Error::new(
-            ErrorCode::BackendUnavailable,
-            "no display server: physical input needs one",
-        )
-    })?;
+    let x = ctx
+        .backend
+        .inner
+        .desk_input
+        .as_ref()
+        .ok_or_else(|| ctx.backend.no_desk("physical input"))?;
     // Grounding again under the lease: whatever was resolved before could have moved.
     // Image points hold only while the window is where the image showed it (the frame lease).
     let image_frame = || {
