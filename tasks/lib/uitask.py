@@ -61,6 +61,11 @@ class UI:
         sc = dict(r.structured_content or {})
         sc["_text"] = text
         log(f"{tool} {json.dumps(args)[:300]} -> {text[:600]!r}")
+        transcript = os.environ.get("UITASK_TRANSCRIPTS")
+        if transcript:  # every text in full, a file per task, to see what an agent reads
+            name = os.environ.get("UIDRIVER_TASK_ID", "task").replace("/", "-")
+            with open(os.path.join(transcript, name + ".txt"), "a") as f:
+                f.write(f"=== {tool} {json.dumps(args)} ({len(text)} chars)\n{text}\n")
         if r.is_error and check:
             err = sc.get("error", {})
             raise ToolError(tool, err.get("code"), err.get("message", text))

@@ -73,7 +73,7 @@ pub fn diff(base: &State, next: &State) -> Diff {
                 let changed = a.role != b.role
                     || a.name != b.name
                     || a.value != b.value
-                    || a.numeric != b.numeric
+                    || !same_numeric(a, b)
                     || a.states != b.states
                     || a.visual_text != b.visual_text;
                 let seen = visible(base, i) || visible(next, j);
@@ -110,6 +110,8 @@ pub fn full_view_reason(base: &State, next: &State, d: &Diff) -> Option<FullView
 
 /// Most lines one parent's added or removed children take before the rest is one line.
 const MAX_LINES_PER_PARENT: usize = 6;
+/// Most elements one line of a shared change names before "… N more".
+const MAX_SHARED_NAMES: usize = 3;
 
 /// What a changed line says of its element: role, name, value; the states it has are left to
 /// the change itself (`+focused`) and to the outline.
@@ -126,10 +128,109 @@ fn brief(node: &Node) -> String {
 /// children end in a line that counts the rest.
 pub fn render_diff(base: &State, next: &State, d: &Diff) -> String {
     let mut s = String::new();
-    added_lines(next, &d.added, &mut s);
+    let again = recreated(base, next, d);
+    let added: Vec<usize> = d
+        .added
+        .iter()
+        .copied()
+        .filter(|j| !again.added.contains(j))
+        .collect();
+    let removed: Vec<usize> = d
+        .removed
+        .iter()
+        .copied()
+        .filter(|i| !again.removed.contains(i))
+        .collect();
+    added_lines(next, &added, &mut s);
     updated_lines(base, next, &d.updated, &mut s);
-    removed_lines(base, &d.removed, &mut s);
+    recreated_line(next, &again.tops, &mut s);
+    removed_lines(base, &removed, &mut s);
     s
+}
+
+/// Elements an app took down and put back as they were (LibreOffice rebuilds a sidebar's
+/// toggle buttons on every change): each removed element paired with an added one under the
+/// same parent that reads the same, its subtree included. Said as one line, not as a `+` and a
+/// `-` for each.
+#[derive(Default)]
+struct Recreated {
+    /// The added elements of the pairs, tops and what is inside them (successor indices).
+    added: HashSet<usize>,
+    /// The removed ones (base indices).
+    removed: HashSet<usize>,
+    /// The added tops, in the successor's order.
+    tops: Vec<usize>,
+}
+
+/// Pairs removed and added elements that read the same under the same parent, in order.
+fn recreated(base: &State, next: &State, d: &Diff) -> Recreated {
+    let mut out = Recreated::default();
+    let gone: HashSet<usize> = d.removed.iter().copied().collect();
+    let new: HashSet<usize> = d.added.iter().copied().collect();
+    // Removed tops by (their parent's ref, what their subtree reads), oldest first.
+    let mut waiting: HashMap<(Option<ElementRef>, String), Vec<usize>> = HashMap::new();
+    for (p, tops) in tops_by_parent(base, &d.removed, &gone) {
+        let parent = p.map(|p| base.ref_of(p));
+        for i in tops.into_iter().rev() {
+            let key = (parent, reading(base, i, &gone));
+            waiting.entry(key).or_default().push(i);
+        }
+    }
+    for (p, tops) in tops_by_parent(next, &d.added, &new) {
+        let parent = p.map(|p| next.ref_of(p));
+        for j in tops {
+            let Some(i) = waiting
+                .get_mut(&(parent, reading(next, j, &new)))
+                .and_then(Vec::pop)
+            else {
+                continue;
+            };
+            out.removed
+                .extend(base.subtree(i).into_iter().filter(|x| gone.contains(x)));
+            out.added
+                .extend(next.subtree(j).into_iter().filter(|x| new.contains(x)));
+            out.tops.push(j);
+        }
+    }
+    out
+}
+
+/// What an element and the changed elements inside it read, line by line (role, name, value,
+/// states); its depth keeps the shape.
+fn reading(state: &State, i: usize, changed: &HashSet<usize>) -> String {
+    let mut s = String::new();
+    let mut stack = vec![(i, 0usize)];
+    while let Some((k, depth)) = stack.pop() {
+        let _ = writeln!(s, "{depth} {}", describe(&state.snapshot.nodes[k]));
+        for &c in state.snapshot.nodes[k].children.iter().rev() {
+            if changed.contains(&c) {
+                stack.push((c, depth + 1));
+            }
+        }
+    }
+    s
+}
+
+/// `~ 8 toggle-buttons put back as they were, now @e1753 … @e1767`.
+fn recreated_line(next: &State, tops: &[usize], s: &mut String) {
+    let (Some(&first), Some(&last)) = (tops.first(), tops.last()) else {
+        return;
+    };
+    let refs = if first == last {
+        format!("{}", next.ref_of(first))
+    } else {
+        format!("{} … {}", next.ref_of(first), next.ref_of(last))
+    };
+    let were = if tops.len() == 1 {
+        "it was"
+    } else {
+        "they were"
+    };
+    let _ = writeln!(
+        s,
+        "~ {} put back as {were}, now {refs}",
+        roles_of(next, tops)
+    );
 }
 
 /// The nearest ancestor of `i` a reader sees (the parent a line is shown under).
@@ -256,6 +357,16 @@ fn roles_of(state: &State, of: &[usize]) -> String {
     parts.join(", ")
 }
 
+/// Whether two numeric values read the same as lines show them (`0` and `1e-9`, a range's
+/// float noise): a change nobody could see is not a change.
+fn same_numeric(a: &Node, b: &Node) -> bool {
+    let shown = |n: &Node| {
+        n.numeric
+            .map(|v| [v.current, v.min, v.max].map(crate::outline::trim_num))
+    };
+    shown(a) == shown(b)
+}
+
 /// What changed in one element: `was "Cancel"`, `value was "A1"`, `+focused -selected`.
 fn change_of(a: &Node, b: &Node) -> (bool, String) {
     let mut was = Vec::new();
@@ -268,13 +379,21 @@ fn change_of(a: &Node, b: &Node) -> (bool, String) {
                 .unwrap_or_else(|| "none".into())
         ));
     }
-    if a.value != b.value || a.numeric != b.numeric {
-        let v = a
-            .numeric
-            .map(|n| n.current.to_string())
-            .or_else(|| a.value.text().map(|t| quote(t, 60)))
-            .unwrap_or_else(|| "none".into());
-        was.push(format!("value was {v}"));
+    let num = |n: &Node| n.numeric.map(|v| crate::outline::trim_num(v.current));
+    match (a.numeric, b.numeric) {
+        // Only the range moved: say so, not a "value was" that equals the value.
+        (Some(x), Some(_)) if num(a) == num(b) && !same_numeric(a, b) => was.push(format!(
+            "range was {}–{}",
+            crate::outline::trim_num(x.min),
+            crate::outline::trim_num(x.max)
+        )),
+        _ if a.value != b.value || !same_numeric(a, b) => {
+            let v = num(a)
+                .or_else(|| a.value.text().map(|t| quote(t, 60)))
+                .unwrap_or_else(|| "none".into());
+            was.push(format!("value was {v}"));
+        }
+        _ => {}
     }
     let own = !was.is_empty() || a.role != b.role;
     if a.states != b.states {
@@ -323,7 +442,16 @@ fn updated_lines(base: &State, next: &State, updated: &[(usize, usize)], s: &mut
         }
     }
     for (change, js) in shared {
-        let shown = js.len().min(MAX_LINES_PER_PARENT);
+        // An element with the same change as one inside it is said by that one: the focus
+        // moved to a cell, not to the table and the pane around it.
+        let group: HashSet<usize> = js.iter().copied().collect();
+        let said_below: HashSet<usize> = js
+            .iter()
+            .flat_map(|&j| next.ancestors(j))
+            .filter(|a| group.contains(a))
+            .collect();
+        let js: Vec<usize> = js.into_iter().filter(|j| !said_below.contains(j)).collect();
+        let shown = js.len().min(MAX_SHARED_NAMES);
         let mut names: Vec<String> = js[..shown]
             .iter()
             .map(|&j| format!("{} {}", next.ref_of(j), brief(&next.snapshot.nodes[j])))
@@ -450,6 +578,92 @@ mod tests {
             "{text}"
         );
         assert_eq!(d.len(), 5);
+    }
+
+    #[test]
+    fn elements_put_back_as_they_were_are_one_line() {
+        // Three named buttons kept, two unnamed toggle buttons rebuilt with new handles, one of
+        // them now checked: the unchanged one is put back, the checked one is new.
+        let with_toggles = |tag: &str, checked: bool| {
+            let mut s = snap("w", &["a", "b", "c"]);
+            for k in 0..2 {
+                let mut n = Node {
+                    role: Role::ToggleButton,
+                    handle: format!("{tag}{k}"),
+                    parent: Some(0),
+                    ..Node::default()
+                };
+                if checked && k == 1 {
+                    n.states = Evidence::Known(crate::StateSet::EMPTY.with(StateFlag::Checked));
+                }
+                let at = s.nodes.len();
+                s.nodes[0].children.push(at);
+                s.nodes.push(n);
+            }
+            s
+        };
+        let a = state(1, with_toggles("old", false), None);
+        let b = state(2, with_toggles("new", true), Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!((d.added.len(), d.removed.len()), (2, 2));
+        let text = render_diff(&a, &b, &d);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "+ (in @e1) @e8 toggle-button [checked]",
+                "~ 1 toggle-button put back as it was, now @e7",
+                "- @e6 toggle-button",
+            ],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_change_shared_with_an_element_inside_is_said_by_that_one() {
+        // The focus moves into "b": LibreOffice marks its pane focused too.
+        let nested = |focused: bool| {
+            let mut s = snap("w", &["a", "b"]);
+            s.nodes[0].children = vec![1];
+            s.nodes[1].role = Role::Pane;
+            s.nodes[1].children = vec![2];
+            s.nodes[2].parent = Some(1);
+            if focused {
+                let f = Evidence::Known(crate::StateSet::EMPTY.with(StateFlag::Focused));
+                s.nodes[1].states = f.clone();
+                s.nodes[2].states = f;
+            }
+            s
+        };
+        let a = state(1, nested(false), None);
+        let b = state(2, nested(true), Some(a.clone()));
+        let d = diff(&a, &b);
+        assert_eq!(d.updated.len(), 2);
+        assert_eq!(render_diff(&a, &b, &d), "~ @e3 button \"b\" (+focused)\n");
+    }
+
+    #[test]
+    fn a_numeric_change_nobody_could_see_is_none_and_a_moved_range_says_so() {
+        let spin = |current: f64, max: f64| {
+            let mut s = snap("w", &["Spacing"]);
+            s.nodes[1].role = Role::SpinButton;
+            s.nodes[1].numeric = Some(crate::NumericValue {
+                current,
+                min: 0.0,
+                max,
+                step: 0.0,
+            });
+            s
+        };
+        let a = state(1, spin(0.0, 10.0), None);
+        let b = state(2, spin(1e-9, 10.0), Some(a.clone()));
+        assert!(diff(&a, &b).is_empty());
+        let c = state(3, spin(1e-9, 20.0), Some(b.clone()));
+        let d = diff(&b, &c);
+        assert_eq!(
+            render_diff(&b, &c, &d),
+            "~ @e2 spin-button \"Spacing\" = 0 (0–20) (range was 0–10)\n"
+        );
     }
 
     #[test]

@@ -74,6 +74,22 @@ pub fn quote(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// `quote` for a name in a line: one longer than `max_chars` keeps its start and its end (a
+/// document named by its path keeps the file name: `"file:///tmp/uidr…6a-0/home/sales.xlsx -
+/// LibreOffice Spreadsheets"`); `inspect_ui` and `search_ui` have it whole.
+pub fn quote_name(s: &str, max_chars: usize) -> String {
+    let n = s.chars().count();
+    if n <= max_chars {
+        return quote(s, max_chars);
+    }
+    let head = max_chars / 4;
+    let tail = max_chars - head - 1;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    let (a, b) = (quote(&start, head), quote(&end, tail));
+    format!("{}…{}", &a[..a.len() - 1], &b[1..])
+}
+
 /// The states a line says (others, like `focusable`, are in `inspect_ui`).
 pub(crate) const SHOWN_STATES: &[StateFlag] = &[
     StateFlag::Focused,
@@ -113,7 +129,7 @@ pub fn describe_in(node: &Node, parent: Option<&Node>) -> String {
     s.push_str(node.role.as_str());
     if let Some(name) = node.name.text() {
         s.push(' ');
-        s.push_str(&quote(name, 100));
+        s.push_str(&quote_name(name, 64));
     } else if node.name.is_unknown() {
         s.push_str(" (name unread)");
     } else if let Some(d) = node.description.text() {
@@ -180,7 +196,7 @@ pub fn describe_in(node: &Node, parent: Option<&Node>) -> String {
     s
 }
 
-fn trim_num(v: f64) -> String {
+pub(crate) fn trim_num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
@@ -194,7 +210,19 @@ fn trim_num(v: f64) -> String {
 /// Whether a node is a wrapper that carries nothing an agent could use; its children are shown
 /// in its place.
 pub fn is_transparent(node: &Node) -> bool {
-    let actionable = [
+    let actionable = acts(node);
+    node.role.is_container()
+        && node.name.text().is_none()
+        && node.value.text().is_none()
+        && node.visual_text.is_none()
+        && !actionable
+        && !node.has_state(StateFlag::Focused)
+        && node.truncated.is_none()
+}
+
+/// Whether something can be done to a node beyond reading it (press, toggle, type, …).
+fn acts(node: &Node) -> bool {
+    [
         Capability::Press,
         Capability::Toggle,
         Capability::Select,
@@ -204,14 +232,7 @@ pub fn is_transparent(node: &Node) -> bool {
         Capability::Expand,
     ]
     .iter()
-    .any(|c| node.caps.contains(*c));
-    node.role.is_container()
-        && node.name.text().is_none()
-        && node.value.text().is_none()
-        && node.visual_text.is_none()
-        && !actionable
-        && !node.has_state(StateFlag::Focused)
-        && node.truncated.is_none()
+    .any(|c| node.caps.contains(*c))
 }
 
 /// Whether a leaf says nothing (unnamed label, image or container); omitted from outlines.
@@ -249,6 +270,27 @@ fn repeats_name(state: &State, i: usize, of: usize) -> bool {
             .is_some_and(|t| state.snapshot.nodes[of].name.text() == Some(t))
 }
 
+/// The one child a wrapper holds when the wrapper says nothing more than that child: a
+/// paragraph or pane with nothing to do, named as its only child is (a page's `<p><label>Name
+/// <input></label></p>` reads `paragraph "Name"` around `text "Name"`). The child is shown in
+/// its place.
+fn named_by_only_child(state: &State, i: usize) -> Option<usize> {
+    let n = &state.snapshot.nodes[i];
+    let plain = (n.role.is_container() || n.role == Role::Paragraph)
+        && !acts(n)
+        && n.value.known().is_none_or(|v| v.is_empty())
+        && n.description.text().is_none()
+        && n.truncated.is_none()
+        && n.visual_text.is_none()
+        && !n.has_state(StateFlag::Focused)
+        && !n.has_state(StateFlag::Modal);
+    let name = n.name.text().filter(|_| plain)?;
+    match display_children(state, i, false).0.as_slice() {
+        [only] if state.snapshot.nodes[*only].name.text() == Some(name) => Some(*only),
+        _ => None,
+    }
+}
+
 fn is_hidden(node: &Node) -> bool {
     node.has_state(StateFlag::Hidden)
 }
@@ -276,6 +318,10 @@ pub fn display_children(state: &State, i: usize, show_hidden: bool) -> (Vec<usiz
             continue;
         }
         if !region && (is_empty_leaf(n) || repeats_name(state, c, i)) {
+            continue;
+        }
+        if let Some(only) = (!region).then(|| named_by_only_child(state, c)).flatten() {
+            stack.push(only);
             continue;
         }
         out.push(c);
@@ -333,20 +379,17 @@ fn fold_summary(state: &State, kids: &[usize], hidden: usize) -> String {
     }
     let mut parts: Vec<(Role, usize)> = counts.into_iter().collect();
     parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    // Hidden children besides shown ones are left to `includeHidden` (a toolbar's overflow).
     if kids.is_empty() {
         return format!("{hidden} hidden");
     }
-    let mut s = if parts.len() == 1 {
+    if parts.len() == 1 {
         plural(parts[0].0, parts[0].1)
     } else {
         let listed: Vec<String> = parts.iter().take(3).map(|(r, n)| plural(*r, *n)).collect();
         let more = if parts.len() > 3 { ", …" } else { "" };
         format!("{}{more}", listed.join(", "))
-    };
-    if hidden > 0 {
-        let _ = write!(s, " (+{hidden} hidden)");
     }
-    s
 }
 
 /// The nodes that must be visible: the path to the focused element, modal surfaces, truncated
@@ -451,11 +494,6 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
         }
     }
 
-    enum Item {
-        Node(usize, usize),
-        Blank(Vec<usize>, usize),
-        Text(String),
-    }
     let mut out = Outline::default();
     // Unfolded nodes by what their children are, so a second one with the same children (a
     // second menu bar naming the same menus) is one line pointing at the first.
@@ -468,6 +506,13 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                 blank_run_line(state, &run, depth, &mut out.text);
                 out.lines += 1;
                 out.folded += 1;
+                continue;
+            }
+            Item::Inline(run, depth) => {
+                if inline_run_line(state, &run, depth, opts.show_hidden, &mut out.text) {
+                    out.folded += 1;
+                }
+                out.lines += 1;
                 continue;
             }
             Item::Text(t) => {
@@ -530,12 +575,12 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                 out.lines += 1;
             }
             Some((shown, kids, hidden)) => {
+                // Hidden children are counted on their parent's line (`includeHidden` shows them).
+                if *hidden > 0 {
+                    let _ = write!(out.text, " (+{hidden} hidden)");
+                }
                 out.text.push('\n');
                 out.lines += 1;
-                // Pushed first so they come out after the children.
-                if *hidden > 0 {
-                    stack.push(Item::Text(format!("{indent}  ({hidden} hidden children)")));
-                }
                 if kids.len() > shown.len() {
                     let rest: Vec<usize> = kids
                         .iter()
@@ -548,16 +593,71 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                         state.ref_of(i)
                     )));
                 }
-                for run in blank_runs(state, shown, &forced).into_iter().rev() {
-                    match run.as_slice() {
-                        [k] => stack.push(Item::Node(*k, depth + 1)),
-                        _ => stack.push(Item::Blank(run, depth + 1)),
-                    }
-                }
+                let unfolded = |k: usize| plan.contains_key(&k);
+                let items = child_items(state, shown, &forced, unfolded, depth + 1, opts);
+                stack.extend(items.into_iter().rev());
             }
         }
     }
     out
+}
+
+/// One line (or, for `Node`, the start of a subtree) of an outline, with its depth.
+enum Item {
+    Node(usize, usize),
+    /// A run of blank cells.
+    Blank(Vec<usize>, usize),
+    /// A run of like items on one line.
+    Inline(Vec<usize>, usize),
+    Text(String),
+}
+
+/// The lines of an unfolded node's shown children, in order: runs of blank cells and runs of
+/// three or more like items (the menus of a menu bar, a row of buttons) are one line each.
+fn child_items(
+    state: &State,
+    shown: &[usize],
+    forced: &HashSet<usize>,
+    unfolded: impl Fn(usize) -> bool,
+    depth: usize,
+    opts: &OutlineOptions,
+) -> Vec<Item> {
+    let nodes = &state.snapshot.nodes;
+    let inline = |k: usize| {
+        !forced.contains(&k) && !unfolded(k) && is_inline_item(state, k, opts.show_hidden)
+    };
+    let mut items: Vec<Item> = Vec::new();
+    let mut like: Vec<usize> = Vec::new();
+    let flush = |like: &mut Vec<usize>, items: &mut Vec<Item>| {
+        if like.len() >= 3 {
+            items.push(Item::Inline(std::mem::take(like), depth));
+        } else {
+            items.extend(like.drain(..).map(|k| Item::Node(k, depth)));
+        }
+    };
+    for run in blank_runs(state, shown, forced) {
+        match run.as_slice() {
+            [k] if inline(*k) => {
+                if like
+                    .first()
+                    .is_some_and(|&f| nodes[f].role != nodes[*k].role)
+                {
+                    flush(&mut like, &mut items);
+                }
+                like.push(*k);
+            }
+            [k] => {
+                flush(&mut like, &mut items);
+                items.push(Item::Node(*k, depth));
+            }
+            _ => {
+                flush(&mut like, &mut items);
+                items.push(Item::Blank(run, depth));
+            }
+        }
+    }
+    flush(&mut like, &mut items);
+    items
 }
 
 /// Unfolded nodes by their role and their children's roles and names.
@@ -654,6 +754,78 @@ fn blank_run_line(state: &State, run: &[usize], depth: usize, text: &mut String)
         name(first),
         name(last)
     );
+}
+
+/// Whether a child can be one item of a run on one line: named (or described), with no value,
+/// no children shown (hidden ones, a closed menu's items, are left to `expand_ui`), not a cell
+/// (grids keep a line per cell), not focused and nothing that needs a line of its own.
+fn is_inline_item(state: &State, k: usize, show_hidden: bool) -> bool {
+    let n = &state.snapshot.nodes[k];
+    let named = n.name.text().is_some() || n.description.text().is_some();
+    named
+        && n.role != Role::Cell
+        && !n.has_state(StateFlag::Focused)
+        && n.value
+            .known()
+            .is_none_or(|v| v.is_empty() || n.name.text() == Some(v.as_str()))
+        && !n.value.is_unknown()
+        && !n.name.is_unknown()
+        && n.numeric.is_none()
+        && n.visual_text.is_none()
+        && n.truncated.is_none()
+        && n.text_len.is_none_or(|l| l <= 80)
+        && composite_cell_name(state, k).is_none()
+        && !pixels_only(&state.snapshot.nodes, k)
+        && display_children(state, k, show_hidden).0.is_empty()
+}
+
+/// `4 buttons [disabled]: @e7 "Back", @e8 "Forward", …`: a run of like items as one line,
+/// states they share said once; whether an item has hidden children.
+fn inline_run_line(
+    state: &State,
+    run: &[usize],
+    depth: usize,
+    show_hidden: bool,
+    text: &mut String,
+) -> bool {
+    let nodes = &state.snapshot.nodes;
+    let role = nodes[run[0]].role;
+    let items: Vec<String> = run
+        .iter()
+        .map(|&k| {
+            let parent = nodes[k].parent.map(|p| &nodes[p]);
+            let line = describe_in(&nodes[k], parent);
+            let rest = line
+                .strip_prefix(role.as_str())
+                .unwrap_or(&line)
+                .to_string();
+            format!("{}{rest}", state.ref_of(k))
+        })
+        .collect();
+    let states = |s: &str| {
+        s.rfind(" [")
+            .filter(|_| s.ends_with(']'))
+            .map(|at| s[at..].to_string())
+    };
+    let shared =
+        states(&items[0]).filter(|st| items.iter().all(|i| states(i).as_ref() == Some(st)));
+    let items: Vec<String> = match &shared {
+        Some(st) => items
+            .iter()
+            .map(|i| i[..i.len() - st.len()].to_string())
+            .collect(),
+        None => items,
+    };
+    let _ = writeln!(
+        text,
+        "{}{}{}: {}",
+        "  ".repeat(depth),
+        plural(role, run.len()),
+        shared.unwrap_or_default(),
+        items.join(", ")
+    );
+    run.iter()
+        .any(|&k| display_children(state, k, show_hidden).1 > 0)
 }
 
 #[cfg(test)]
@@ -776,7 +948,65 @@ mod tests {
             text.contains(&format!("menu-bar ▸ 3 menus, as {}", s.ref_of(7))),
             "{text}"
         );
-        assert_eq!(text.matches("menu \"File\"").count(), 1, "{text}");
+        // The first bar's menus are one line; the second bar points at the first.
+        let (file, view) = (s.ref_of(8), s.ref_of(10));
+        assert!(
+            text.contains(&format!("    3 menus: {file} \"File\", ")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("{view} \"View\"\n")), "{text}");
+        assert_eq!(text.matches("\"File\"").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_long_name_keeps_its_start_and_its_end() {
+        let name = "file:///tmp/uidriver-sandbox-5307-18ee8024de97a86a-0/home/sales.xlsx - LibreOffice Spreadsheets";
+        let q = quote_name(name, 64);
+        assert_eq!(
+            q,
+            "\"file:///tmp/uidr…6a-0/home/sales.xlsx - LibreOffice Spreadsheets\""
+        );
+        assert_eq!(q.chars().count(), 64 + 2);
+        assert_eq!(quote_name("OK \"now\"", 64), quote("OK \"now\"", 64));
+    }
+
+    #[test]
+    fn like_items_in_a_row_are_one_line_saying_shared_states_once() {
+        // A bar of four disabled buttons, then three buttons of which the middle one is focused.
+        let mut spec = vec![(Role::Window, "w", None), (Role::Toolbar, "Nav", Some(0))];
+        for name in ["Home", "Left", "Right", "End"] {
+            spec.push((Role::Button, name, Some(1)));
+        }
+        spec.push((Role::Toolbar, "Edit", Some(0)));
+        for name in ["Cut", "Copy", "Paste"] {
+            spec.push((Role::Button, name, Some(6)));
+        }
+        let mut nodes = tree(&spec);
+        let disabled = crate::StateSet::EMPTY.with(StateFlag::Disabled);
+        for n in &mut nodes[2..6] {
+            n.states = Evidence::Known(disabled);
+        }
+        nodes[8].states = Evidence::Known(crate::StateSet::EMPTY.with(StateFlag::Focused));
+        let s = crate::store::tests::state_of(nodes);
+        let text = render_outline(&s, 0, &OutlineOptions::default()).text;
+        let r = |i: usize| s.ref_of(i);
+        let want = format!(
+            "    4 buttons [disabled]: {} \"Home\", {} \"Left\", {} \"Right\", {} \"End\"\n",
+            r(2),
+            r(3),
+            r(4),
+            r(5)
+        );
+        assert!(text.contains(&want), "{text}");
+        // The focused button keeps its own line, and breaks the run it was in.
+        assert!(
+            text.contains(&format!("{} button \"Copy\" [focused]\n", r(8))),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{} button \"Cut\"\n", r(7))),
+            "{text}"
+        );
     }
 
     #[test]

@@ -140,16 +140,20 @@ pub fn search(state: &State, q: &Query) -> Vec<Match> {
     out
 }
 
-/// A short path of ancestor labels, e.g. `window "Prefs" › tab-panel "General"`.
+/// A short path of the named ancestors below the state's root element, e.g. `page-tab
+/// "General" › panel "Fonts"`: the root element (the window every match is in) is left out, as
+/// is an ancestor repeating its parent's name (LibreOffice's frame pane under its window).
 pub fn path_of(state: &State, i: usize) -> String {
+    let nodes = &state.snapshot.nodes;
     let mut parts: Vec<String> = state
         .ancestors(i)
         .into_iter()
+        .take_while(|&a| a != 0)
         .filter_map(|a| {
-            let n = &state.snapshot.nodes[a];
-            n.name
-                .text()
-                .map(|name| format!("{} {}", n.role, crate::outline::quote(name, 30)))
+            let n = &nodes[a];
+            let name = n.name.text()?;
+            let repeats = n.parent.and_then(|p| nodes[p].name.text()) == Some(name);
+            (!repeats).then(|| format!("{} {}", n.role, crate::outline::quote(name, 30)))
         })
         .take(4)
         .collect();

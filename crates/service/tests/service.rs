@@ -613,7 +613,7 @@ mod views {
         )
         .await;
         assert!(
-            r.text.contains("full view (the change is large)"),
+            r.text.contains(" in full (the change is large) · "),
             "{}",
             r.text
         );

@@ -31,7 +31,9 @@ use uidriver_core::{
 
 use crate::forest::{root_changes, Listed};
 use crate::look::{LookSpec, Mode};
-use crate::render::{change_lines, download_line, full_view, state_out, RootChanges, StateOut};
+use crate::render::{
+    change_lines, download_line, state_out, successor_view, RootChanges, StateOut,
+};
 use crate::result::{error_text, ImageContent};
 use crate::{Service, ToolResult};
 
@@ -714,7 +716,7 @@ fn expect_text(
 ) {
     if let (Some(e), Some(v)) = (expect, verdict) {
         let v = match v {
-            ExpectVerdict::Verified => "verified (became true after the steps)",
+            ExpectVerdict::Verified => "verified",
             ExpectVerdict::Preexisting => {
                 "preexisting (was already true before the steps: proves nothing about them)"
             }
@@ -768,8 +770,7 @@ fn changes_text(
                 }
                 uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
             };
-            text.push_str(&format!("full view ({why}):\n"));
-            let full = full_view(s, svc.config.outline_lines.min(ACT_VIEW_LINES));
+            let full = successor_view(s, svc.config.outline_lines.min(ACT_VIEW_LINES), why);
             text.push_str(&full.text);
             images = full.images;
         }
@@ -784,11 +785,32 @@ fn changes_text(
     )
 }
 
-/// `1. press @e12 → worked · semantic-action "click" · verified: read-back (…)`.
+/// Most characters of a step's evidence in its line; the whole detail is in the structured
+/// step report.
+const STEP_DETAIL_CHARS: usize = 64;
+
+/// `1. press @e12 → worked, verified by state: "…"` for a step that plainly worked (sent and
+/// read back: how it was sent and where it landed are in the structured step report);
+/// otherwise every part: `2. keypress → unknown · via xtest (1 key chord) · unverified
+/// (event): "…"`.
 fn step_line(r: &StepReport) -> String {
     let mut s = format!("{}. {}", r.index + 1, r.action);
     if let Some(x) = r.grounding.r#ref {
         s.push_str(&format!(" {x}"));
+    }
+    let plain = r.outcome == Outcome::Worked
+        && r.verification.passed == Some(true)
+        && r.delivery.delivered == Delivery::Delivered
+        && r.error.is_none();
+    if plain {
+        s.push_str(&format!(" → worked, verified by {}", r.verification.method));
+        if let Some(d) = &r.verification.detail {
+            s.push_str(&format!(
+                ": {}",
+                uidriver_core::outline::quote(d, STEP_DETAIL_CHARS)
+            ));
+        }
+        return s;
     }
     if let Some((x, y)) = r.grounding.point {
         s.push_str(&format!(" at ({x},{y})"));
@@ -815,7 +837,10 @@ fn step_line(r: &StepReport) -> String {
     }
     // The evidence in a few words; the whole detail is in the structured step report.
     if let Some(d) = &r.verification.detail {
-        s.push_str(&format!(" — {}", uidriver_core::outline::quote(d, 80)));
+        s.push_str(&format!(
+            " — {}",
+            uidriver_core::outline::quote(d, STEP_DETAIL_CHARS)
+        ));
     }
     if let Some(e) = &r.error {
         s.push_str(&format!(" · {}: {}", e.code, e.message));

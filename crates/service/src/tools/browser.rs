@@ -266,7 +266,8 @@ pub(crate) async fn launch(svc: &Service, a: LaunchArgs) -> Result<ToolResult, E
         .into_iter()
         .filter(|p| crate::enforce::denial(p).is_none())
         .collect();
-    let mut text = format!("{} pages\n", pages.len());
+    let plural = if pages.len() == 1 { "" } else { "s" };
+    let mut text = format!("{} page{plural}\n", pages.len());
     if pages.len() < listed {
         text.push_str(&format!(
             "note: {} page(s) a policy denies are not listed\n",
