@@ -134,7 +134,7 @@ fn read(p: &Prepared, path: &str) -> Result<String, String> {
         .map_err(|e| format!("{path}: {e}"))
 }
 
-fn short(s: &str) -> String {
+pub(crate) fn short(s: &str) -> String {
     if s.chars().count() > 120 {
         format!("{}…", s.chars().take(120).collect::<String>())
     } else {

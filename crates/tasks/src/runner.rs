@@ -72,6 +72,37 @@ pub struct TaskResult {
     pub log: Option<PathBuf>,
     /// A kept sandbox's state dir (`--keep`).
     pub kept_sandbox: Option<PathBuf>,
+    /// What the agent asked the user instead of finishing (its verdict `ask_user`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+}
+
+/// What an agent says of its task in `$UIDRIVER_TASK_RESULT` (the runner contract).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing, or words the contract does not know: the evaluator decides.
+    None,
+    /// `done`: the agent believes the task is complete.
+    Done,
+    /// `infeasible`: the task cannot be done, and the agent refused.
+    Infeasible,
+    /// `ask_user` with the question (`ask_user: …`, or on the lines after it): the agent needs
+    /// the user. The task fails, with the question recorded.
+    AskUser(String),
+}
+
+impl Verdict {
+    /// Reads the verdict file's text: the first word decides, case aside.
+    pub fn parse(text: &str) -> Verdict {
+        let text = text.trim();
+        let (first, rest) = text.split_once(['\n', ':']).unwrap_or((text, ""));
+        match first.trim().to_ascii_lowercase().as_str() {
+            "done" => Verdict::Done,
+            "infeasible" => Verdict::Infeasible,
+            "ask_user" => Verdict::AskUser(rest.trim().to_string()),
+            _ => Verdict::None,
+        }
+    }
 }
 
 /// Runs `tasks` with `opts.jobs` at a time; `progress` hears each result as it comes.
@@ -104,7 +135,7 @@ pub fn run_all(
 /// What the agent left behind.
 struct AgentRun {
     exit: Option<i32>,
-    verdict: String,
+    verdict: Verdict,
     stats: serde_json::Value,
     log: PathBuf,
     error: Option<String>,
@@ -126,6 +157,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         images: None,
         log: None,
         kept_sandbox: None,
+        question: None,
     };
     let sb = match Sandbox::start(SandboxConfig {
         width: SCREEN.0,
@@ -153,6 +185,9 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     let count = |k: &str| agent.stats.get(k).and_then(serde_json::Value::as_u64);
     (r.tool_calls, r.text_chars, r.images) =
         (count("toolCalls"), count("textChars"), count("images"));
+    if let Verdict::AskUser(q) = &agent.verdict {
+        r.question = Some(q.clone());
+    }
     let verdict = finish(&mut prepared, task).and_then(|()| judge(&prepared, task, &agent));
     r.passed = verdict.is_ok();
     r.reason = verdict.unwrap_or_else(|e| e);
@@ -175,9 +210,15 @@ fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> 
     if let Some(e) = &agent.error {
         return Err(format!("agent: {e}"));
     }
-    let said_infeasible = agent.verdict.eq_ignore_ascii_case("infeasible");
+    if let Verdict::AskUser(q) = &agent.verdict {
+        return Err(format!(
+            "the agent asked the user instead of finishing: {}",
+            crate::checkers::short(q)
+        ));
+    }
+    let said_infeasible = agent.verdict == Verdict::Infeasible;
     if task.infeasible {
-        if agent.verdict.eq_ignore_ascii_case("done") {
+        if agent.verdict == Verdict::Done {
             return Err("the task is infeasible, but the agent reported it done".into());
         }
         return match &task.evaluator {
@@ -200,7 +241,7 @@ fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
     let _ = std::fs::remove_file(&verdict_file);
     let mut run = AgentRun {
         exit: None,
-        verdict: String::new(),
+        verdict: Verdict::None,
         stats: serde_json::Value::Null,
         log: log.clone(),
         error: None,
@@ -266,8 +307,8 @@ fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
         }
     }
     run.verdict = std::fs::read_to_string(&verdict_file)
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
+        .map(|s| Verdict::parse(&s))
+        .unwrap_or(Verdict::None);
     run.stats = std::fs::read(&stats_file)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -371,4 +412,25 @@ pub fn find_tasks_dir(given: Option<&Path>) -> PathBuf {
         return std::fs::canonicalize(&here).unwrap_or(here);
     }
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tasks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Verdict;
+
+    #[test]
+    fn a_verdict_is_its_first_word_and_a_question_follows_ask_user() {
+        assert_eq!(Verdict::parse("done\n"), Verdict::Done);
+        assert_eq!(Verdict::parse(" INFEASIBLE "), Verdict::Infeasible);
+        assert_eq!(
+            Verdict::parse("ask_user: Which file?\n"),
+            Verdict::AskUser("Which file?".into())
+        );
+        assert_eq!(
+            Verdict::parse("ask_user\nWhich file?\nThe second one?"),
+            Verdict::AskUser("Which file?\nThe second one?".into())
+        );
+        assert_eq!(Verdict::parse("finished"), Verdict::None);
+        assert_eq!(Verdict::parse(""), Verdict::None);
+    }
 }

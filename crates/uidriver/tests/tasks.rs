@@ -161,6 +161,31 @@ fn an_agent_that_does_nothing_passes_only_infeasible_tasks() {
     let _ = std::fs::remove_dir_all(logs);
 }
 
+/// The runner contract's third verdict: an agent that asks the user (`ask_user: …` in
+/// `$UIDRIVER_TASK_RESULT`) fails its task, feasible or not, and the report keeps the question.
+#[test]
+#[ignore = "live: starts a private desktop (Xvfb, AT-SPI), apps and Chromium; scripts/test.sh runs it"]
+fn an_agent_that_asks_the_user_fails_with_its_question_recorded() {
+    let (report, logs) = run_tasks(
+        &[
+            "--only",
+            "mousepad-replace-word,chrome-upload-infeasible",
+            "--agent",
+            "printf 'ask_user: Which word should replace it?\n' > \"$UIDRIVER_TASK_RESULT\"",
+        ],
+        Duration::from_secs(180),
+    );
+    let tasks = report["tasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 2, "{}", summary(&report));
+    for t in tasks {
+        assert_eq!(t["passed"], false, "{}", summary(&report));
+        assert_eq!(t["question"], "Which word should replace it?", "{t}");
+        let reason = t["reason"].as_str().unwrap_or("");
+        assert!(reason.contains("asked the user"), "{reason}");
+    }
+    let _ = std::fs::remove_dir_all(logs);
+}
+
 /// OSWorld's own format (`--osworld`): the fixture tree in tests/osworld holds three tasks
 /// written in it: one runnable (download from the cache, execute, open, sleep; postconfig;
 /// compare_text_file against a cached expected file and check_include_exclude on a command),
