@@ -3,7 +3,22 @@
 # find → observe → search → inspect → act. `scripts/demo.sh --mcp` serves MCP on stdio instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
+# Only the demo's packages: the whole test suite's would take far longer (issue 24). What the
+# build needs comes first (--build: a C toolchain, certificates, Rust); the desktop and its two
+# apps (--demo) are fetched and unpacked while cargo builds, which is most of a fresh machine's
+# wait. dpkg takes one install at a time, and --build is done before --demo starts.
+./scripts/install-deps.sh --build
+log=$(mktemp -t uidriver-demo-deps.XXXXXX)
+./scripts/install-deps.sh --demo >"$log" 2>&1 &
+deps=$!
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --release --locked -p uidriver >&2
+if ! cargo build --release --locked -p uidriver >&2; then
+  wait "$deps" || true
+  exit 1
+fi
+if ! wait "$deps"; then
+  cat "$log" >&2
+  exit 1
+fi
+rm -f "$log"
 exec ./target/release/uidriver demo "$@"

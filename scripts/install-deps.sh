@@ -4,15 +4,45 @@
 # XWayland; for the KDE one KWin), sample apps, Chromium, tesseract, the Python MCP SDK for the
 # conformance test, and a Rust toolchain when none is installed. Idempotent: packages already
 # present are not fetched again. Runs apt as root, or through sudo.
+#
+#   scripts/install-deps.sh           all of it (scripts/test.sh: the whole test suite)
+#   scripts/install-deps.sh --demo    only what scripts/demo.sh needs to build uidriver and run
+#                                     `uidriver demo` (and `demo --mcp`); see DEMO_PACKAGES
+#   scripts/install-deps.sh --build   only what the build needs (BUILD_PACKAGES and Rust):
+#                                     demo.sh builds while --demo installs the rest
 set -euo pipefail
 
-PACKAGES=(xvfb dbus dbus-x11 at-spi2-core openbox x11-utils xdotool imagemagick
-  gtk-3-examples zenity mousepad gnome-calculator python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 python3-gi-cairo
-  tesseract-ocr tesseract-ocr-eng fonts-dejavu-core chromium python3-pip ca-certificates curl pkg-config
+DEMO=0
+BUILD=0
+case ${1:-} in
+  --demo) DEMO=1 ;;
+  --build) DEMO=1; BUILD=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--demo|--build]" >&2; exit 2 ;;
+esac
+
+# The first command (scripts/demo.sh) must be done in minutes on a fresh machine (issue 24), so
+# it installs only what the demo uses; the full list below is several times that (LibreOffice,
+# GIMP, Thunderbird, Firefox, Chromium, KWin, ... : docs/BENCHMARKS.md). The demo's private
+# desktop is Xvfb + a session dbus-daemon + at-spi-bus-launcher + openbox (crates/sandbox); it
+# talks X11 through x11rb and types through XTEST, so it needs no x11-utils, xdotool,
+# imagemagick or tesseract. Its apps are gtk3-widget-factory (gtk-3-examples) and mousepad;
+# fonts-dejavu-core gives them legible text. gcc and libc6-dev are the linker rustc calls and
+# the C compiler for ring (rustls, under the OSWorld fetcher's reqwest); ca-certificates and
+# curl let cargo reach crates.io and rustup download a toolchain. No crate in the build runs
+# pkg-config (wayland-sys probes it only with its client/server features, which are off).
+BUILD_PACKAGES=(gcc libc6-dev ca-certificates curl)
+DEMO_PACKAGES=(xvfb dbus at-spi2-core openbox fonts-dejavu-core gtk-3-examples mousepad
+  "${BUILD_PACKAGES[@]}")
+PACKAGES=("${DEMO_PACKAGES[@]}" dbus-x11 x11-utils xdotool imagemagick
+  zenity gnome-calculator python3-gi gir1.2-atspi-2.0 gir1.2-gtk-3.0 python3-gi-cairo
+  tesseract-ocr tesseract-ocr-eng chromium python3-pip pkg-config
   featherpad gedit xfce4-terminal thunar libatk-adaptor gimp nodejs thunderbird firefox-esr gnome-text-editor nautilus
   qterminal gnumeric
   sway grim foot qtwayland5 xwayland kwin-wayland
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
+[ "$DEMO" = 1 ] && PACKAGES=("${DEMO_PACKAGES[@]}")
+[ "$BUILD" = 1 ] && PACKAGES=("${BUILD_PACKAGES[@]}")
 
 log() { echo "install-deps: $*" >&2; }
 
@@ -22,7 +52,7 @@ for p in "${PACKAGES[@]}"; do
 done
 # Debian's nodejs has no npx (the MCP Inspector test runs it); NodeSource's has it and conflicts
 # with Debian's npm, so npm is asked for only when npx is missing.
-command -v npx >/dev/null || missing+=(npm)
+[ "$DEMO" = 1 ] || command -v npx >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then
@@ -40,6 +70,12 @@ if ! command -v cargo >/dev/null; then
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
   }
 fi
+# The rest serves the test suite only; the demo is done here.
+if [ "$DEMO" = 1 ]; then
+  [ "$BUILD" = 1 ] && log "ok (build set)" || log "ok (demo set)"
+  exit 0
+fi
+
 # Two Chromium tests read the Rust standard library's HTML docs (a big real page set).
 RUSTUP="$(command -v rustup || echo "$HOME/.cargo/bin/rustup")"
 if [ -x "$RUSTUP" ] && ! ls -d "$HOME"/.rustup/toolchains/*/share/doc/rust/html >/dev/null 2>&1; then
