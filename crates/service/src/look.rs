@@ -39,6 +39,13 @@ pub(crate) struct LookSpec<'a> {
     pub successor_of: Option<Arc<State>>,
 }
 
+/// What one look gathered (see [`Service::gather`]), not stored yet.
+pub(crate) struct Gathered {
+    snapshot: Snapshot,
+    image: Option<ImageInfo>,
+    ocr: Vec<OcrText>,
+}
+
 impl Service {
     /// Observes and stores. The caller holds the lane of `spec.info.resource`.
     pub(crate) async fn look(
@@ -46,6 +53,19 @@ impl Service {
         spec: LookSpec<'_>,
         deadline: Deadline,
     ) -> Result<Arc<State>, Error> {
+        let gathered = self.gather(&spec, deadline).await?;
+        Ok(self.store_look(spec, gathered))
+    }
+
+    /// The observing half of [`Service::look`]: the root's tree (and, in visual or fused mode,
+    /// its pixels), as `spec.info` describes it; nothing is stored. Of the description, a tree's
+    /// observation reads only the backend, the key and `has_tree`; pixels, or a window without
+    /// a tree, read its window, title and bounds too.
+    pub(crate) async fn gather(
+        &self,
+        spec: &LookSpec<'_>,
+        deadline: Deadline,
+    ) -> Result<Gathered, Error> {
         let started = Instant::now();
         let backend = self.backend_named(&spec.info.backend)?.clone();
         // Rectangles are read when pixels will be matched to nodes (visual); fused mode reads
@@ -76,6 +96,21 @@ impl Service {
             (None, vec![])
         };
         snapshot.timings.total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        Ok(Gathered {
+            snapshot,
+            image,
+            ocr,
+        })
+    }
+
+    /// The storing half of [`Service::look`]: what [`Service::gather`] observed, as a new state
+    /// of `spec.root` described by `spec.info`, its refs carried over.
+    pub(crate) fn store_look(&self, spec: LookSpec<'_>, gathered: Gathered) -> Arc<State> {
+        let Gathered {
+            snapshot,
+            image,
+            ocr,
+        } = gathered;
         let successor = spec.successor_of.is_some();
         let previous = spec.successor_of.or_else(|| self.store.latest(spec.root));
         let state = State::build(NewState {
@@ -91,7 +126,7 @@ impl Service {
         });
         let state = self.store.insert(state);
         self.persist_ids();
-        Ok(state)
+        state
     }
 
     /// Captures, encodes and reads text from the root's pixels. Failures become notes on the

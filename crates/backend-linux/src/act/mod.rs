@@ -19,7 +19,7 @@
 //!
 //! And `verify`: live readings, the app's events, and what counts as evidence; `landing`:
 //! whether a click reached its element (the toolkit's hit test, and which reactions are the
-//! element's).
+//! element's); `precise`: the short waits of verification, timed to a tenth of a millisecond.
 //!
 //! # Fallback rule
 //! A semantic attempt falls back to physical input only when it provably sent nothing (the
@@ -39,6 +39,7 @@ mod menu;
 mod nested;
 mod pixels;
 mod pointer;
+mod precise;
 mod press;
 mod select;
 mod text;

@@ -64,6 +64,15 @@ const WAIT_FOR_QUIET: Duration = Duration::from_millis(500);
 /// Poll period when no event wakes the check (some changes emit none).
 const TICK: Duration = Duration::from_millis(50);
 
+/// `fut`'s output, or `Err(())` once `until` passes first (timed by [`super::precise::sleep_until`]).
+async fn within<T>(until: Instant, fut: impl std::future::Future<Output = T>) -> Result<T, ()> {
+    tokio::select! {
+        biased;
+        v = fut => Ok(v),
+        () = super::precise::sleep_until(until) => Err(()),
+    }
+}
+
 /// State flags a step can change on purpose (focus and hover flags excluded).
 const MEANINGFUL: &[(u32, &str)] = &[
     (st::CHECKED, "checked"),
@@ -277,8 +286,8 @@ impl<'a> Watch<'a> {
             if left.is_zero() {
                 return false;
             }
-            match tokio::time::timeout(left, self.rx.recv()).await {
-                Err(_) => return false,
+            match within(until, self.rx.recv()).await {
+                Err(()) => return false,
                 Ok(Ok(ev)) if *ev.sender == *self.bus => {
                     // A hidden menu item's state or a pane's property changing is no effect a
                     // person would see (a mis-aimed click was `worked` on one); children

@@ -538,10 +538,49 @@ struct Successors<'a> {
 
 #[async_trait::async_trait]
 impl Watcher for Successors<'_> {
+    /// A semantic look of a root with a tree observes it while its app's roots are listed: the
+    /// observation needs of the root only what the listing cannot change (its backend, its key,
+    /// that it has a tree; [`Service::gather`]), so it is made with the root as last known and
+    /// stored with the fresh listing's description. When the listing no longer has the root, it
+    /// closed (what was observed is dropped); when it says the root's tree is gone, the root is
+    /// observed again as listed. A visual look, and one of a window without a tree, reads the
+    /// window's place and title: it is made after the listing, of the window as listed.
     async fn look(&mut self, last: Option<&Arc<State>>) -> Result<Sighting, Error> {
         let (call, deadline) = (self.call, self.call.deadline);
         let info = &call.info;
-        self.roots = self.svc.app_roots(info, deadline).await;
+        let mode = if call.base.image.is_some() {
+            Mode::Visual
+        } else {
+            Mode::Semantic
+        };
+        let delivery = if self.sent.delivered {
+            Delivery::Delivered
+        } else {
+            Delivery::NotDelivered
+        };
+        let epoch = self.sent.epoch;
+        let spec = |info| LookSpec {
+            root: call.base.root,
+            info,
+            epoch,
+            mode,
+            successor_of: Some(last.unwrap_or(&call.base).clone()),
+        };
+        // A look of the act's: no longer than a plain look's default, so a hung app is told at
+        // once (only an explicit observe_ui budget waits for a busy one).
+        let budget = deadline.cap(self.svc.config.observe_timeout);
+        let known = self.now.clone().unwrap_or_else(|| info.clone());
+        let (roots, early) = if mode == Mode::Semantic && known.has_tree {
+            let first = spec(&known);
+            let (roots, seen) = tokio::join!(
+                self.svc.app_roots(info, deadline),
+                self.svc.gather(&first, budget)
+            );
+            (roots, Some(seen))
+        } else {
+            (self.svc.app_roots(info, deadline).await, None)
+        };
+        self.roots = roots;
         let Some(now) = self
             .roots
             .iter()
@@ -559,32 +598,12 @@ impl Watcher for Successors<'_> {
             );
             return Ok(Sighting::Closed(closed.delivered(Delivery::Delivered)));
         };
-        let mode = if call.base.image.is_some() {
-            Mode::Visual
-        } else {
-            Mode::Semantic
+        let seen = match early {
+            Some(seen) if now.has_tree == known.has_tree => seen,
+            _ => self.svc.gather(&spec(&now), budget).await,
         };
-        let delivery = if self.sent.delivered {
-            Delivery::Delivered
-        } else {
-            Delivery::NotDelivered
-        };
-        let s = self
-            .svc
-            .look(
-                LookSpec {
-                    root: call.base.root,
-                    info: &now,
-                    epoch: self.sent.epoch,
-                    mode,
-                    successor_of: Some(last.unwrap_or(&call.base).clone()),
-                },
-                // A look of the act's: no longer than a plain look's default, so a hung app
-                // is told at once (only an explicit observe_ui budget waits for a busy one).
-                deadline.cap(self.svc.config.observe_timeout),
-            )
-            .await
-            .map_err(|e| e.delivered(delivery))?;
+        let seen = seen.map_err(|e| e.delivered(delivery))?;
+        let s = self.svc.store_look(spec(&now), seen);
         self.now = Some(now);
         Ok(Sighting::Seen(s))
     }
@@ -787,12 +806,12 @@ fn changes_text(
 
 /// Most characters of a step's evidence in its line; the whole detail is in the structured
 /// step report.
-const STEP_DETAIL_CHARS: usize = 64;
+const STEP_DETAIL_CHARS: usize = 80;
 
-/// `1. press @e12 → worked, verified by state: "…"` for a step that plainly worked (sent and
-/// read back: how it was sent and where it landed are in the structured step report);
-/// otherwise every part: `2. keypress → unknown · via xtest (1 key chord) · unverified
-/// (event): "…"`.
+/// `1. press @e12 → worked via semantic-action ("click"), verified by state: "…"` for a step
+/// that plainly worked (sent and read back; where a click landed is in the structured step
+/// report); otherwise every part: `2. click @e3 at (40,12) → unknown · via xtest (left click) ·
+/// unverified (event) — "…"`.
 fn step_line(r: &StepReport) -> String {
     let mut s = format!("{}. {}", r.index + 1, r.action);
     if let Some(x) = r.grounding.r#ref {
@@ -803,7 +822,14 @@ fn step_line(r: &StepReport) -> String {
         && r.delivery.delivered == Delivery::Delivered
         && r.error.is_none();
     if plain {
-        s.push_str(&format!(" → worked, verified by {}", r.verification.method));
+        s.push_str(" → worked");
+        if r.delivery.method != uidriver_core::DeliveryMethod::None {
+            s.push_str(&format!(" via {}", r.delivery.method));
+            if let Some(d) = &r.delivery.detail {
+                s.push_str(&format!(" ({d})"));
+            }
+        }
+        s.push_str(&format!(", verified by {}", r.verification.method));
         if let Some(d) = &r.verification.detail {
             s.push_str(&format!(
                 ": {}",
