@@ -758,12 +758,13 @@ fn blank_run_line(state: &State, run: &[usize], depth: usize, text: &mut String)
 
 /// Whether a child can be one item of a run on one line: named (or described), with no value,
 /// no children shown (hidden ones, a closed menu's items, are left to `expand_ui`), not a cell
-/// (grids keep a line per cell), not focused and nothing that needs a line of its own.
+/// or a header (a table keeps a line per cell, so its rows read as rows), not focused and
+/// nothing that needs a line of its own.
 fn is_inline_item(state: &State, k: usize, show_hidden: bool) -> bool {
     let n = &state.snapshot.nodes[k];
     let named = n.name.text().is_some() || n.description.text().is_some();
     named
-        && n.role != Role::Cell
+        && !matches!(n.role, Role::Cell | Role::ColumnHeader | Role::RowHeader)
         && !n.has_state(StateFlag::Focused)
         && n.value
             .known()
@@ -968,6 +969,21 @@ mod tests {
         );
         assert_eq!(q.chars().count(), 64 + 2);
         assert_eq!(quote_name("OK \"now\"", 64), quote("OK \"now\"", 64));
+    }
+
+    #[test]
+    fn a_table_row_keeps_a_line_per_header() {
+        let mut spec = vec![(Role::Window, "w", None), (Role::Table, "Orders", Some(0))];
+        spec.push((Role::Row, "", Some(1)));
+        for name in ["Order", "Total", "Status"] {
+            spec.push((Role::ColumnHeader, name, Some(2)));
+        }
+        let s = crate::store::tests::state_of(tree(&spec));
+        let text = render_outline(&s, 0, &OutlineOptions::default()).text;
+        for (i, name) in [(3, "Order"), (4, "Total"), (5, "Status")] {
+            let line = format!("{} column-header \"{name}\"\n", s.ref_of(i));
+            assert!(text.contains(&line), "{text}");
+        }
     }
 
     #[test]
