@@ -74,16 +74,20 @@ pub fn quote(s: &str, max_chars: usize) -> String {
     out
 }
 
-/// `quote` for a name in a line: one longer than `max_chars` keeps its start and its end (a
-/// document named by its path keeps the file name: `"file:///tmp/uidr…6a-0/home/sales.xlsx -
-/// LibreOffice Spreadsheets"`); `inspect_ui` and `search_ui` have it whole.
-pub fn quote_name(s: &str, max_chars: usize) -> String {
+/// `quote` for a name in a line: at most 100 characters, cut at the end; a name that is a path
+/// or a URL (a document named by its file) longer than 64 keeps its start and its end, so the
+/// file name stays: `"file:///tmp/uidr…6a-0/home/sales.xlsx - LibreOffice Spreadsheets"`.
+/// `inspect_ui` and `search_ui` have it whole.
+pub fn quote_name(s: &str) -> String {
+    const NAME: usize = 100;
+    const PATH: usize = 64;
     let n = s.chars().count();
-    if n <= max_chars {
-        return quote(s, max_chars);
+    let path = s.contains("://") || s.starts_with('/');
+    if n <= PATH || !path {
+        return quote(s, NAME);
     }
-    let head = max_chars / 4;
-    let tail = max_chars - head - 1;
+    let head = PATH / 4;
+    let tail = PATH - head - 1;
     let start: String = s.chars().take(head).collect();
     let end: String = s.chars().skip(n - tail).collect();
     let (a, b) = (quote(&start, head), quote(&end, tail));
@@ -129,7 +133,7 @@ pub fn describe_in(node: &Node, parent: Option<&Node>) -> String {
     s.push_str(node.role.as_str());
     if let Some(name) = node.name.text() {
         s.push(' ');
-        s.push_str(&quote_name(name, 64));
+        s.push_str(&quote_name(name));
     } else if node.name.is_unknown() {
         s.push_str(" (name unread)");
     } else if let Some(d) = node.description.text() {
@@ -960,15 +964,17 @@ mod tests {
     }
 
     #[test]
-    fn a_long_name_keeps_its_start_and_its_end() {
+    fn a_long_path_keeps_its_start_and_its_end_and_words_their_start() {
         let name = "file:///tmp/uidriver-sandbox-5307-18ee8024de97a86a-0/home/sales.xlsx - LibreOffice Spreadsheets";
-        let q = quote_name(name, 64);
+        let q = quote_name(name);
         assert_eq!(
             q,
             "\"file:///tmp/uidr…6a-0/home/sales.xlsx - LibreOffice Spreadsheets\""
         );
         assert_eq!(q.chars().count(), 64 + 2);
-        assert_eq!(quote_name("OK \"now\"", 64), quote("OK \"now\"", 64));
+        // Words are cut at the end, at 100 characters, as before.
+        let words = "Warning: you are using the root account. You may harm your system.";
+        assert_eq!(quote_name(words), quote(words, 100));
     }
 
     #[test]
