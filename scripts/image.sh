@@ -351,6 +351,10 @@ PY
 
 cmd_test() {
   command -v curl >/dev/null || die "needs curl"
+  # `podman kube play` starts each pod with a pause container whose init is catatonit (a
+  # Recommends of Debian's podman, so an install without recommends lacks it).
+  command -v catatonit >/dev/null || [ -x /usr/libexec/podman/catatonit ] ||
+    die "needs catatonit for podman kube play (apt-get install catatonit)"
   if [ "${UIDRIVER_TEST_BUILD:-1}" != 0 ] || ! "${PODMAN[@]}" image exists "$IMAGE"; then
     cmd_build
   fi

@@ -41,6 +41,12 @@ PACKAGES=("${DEMO_PACKAGES[@]}" dbus-x11 x11-utils xdotool imagemagick
   qterminal gnumeric
   sway grim foot qtwayland5 xwayland kwin-wayland
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
+# Where podman and mmdebstrap are installed, test.sh also tests the OCI image
+# (scripts/image.sh test): podman here needs runc and uidmap, and `kube play` catatonit, which
+# an install without recommends leaves out.
+if command -v podman >/dev/null && command -v mmdebstrap >/dev/null; then
+  PACKAGES+=(runc uidmap catatonit)
+fi
 [ "$DEMO" = 1 ] && PACKAGES=("${DEMO_PACKAGES[@]}")
 [ "$BUILD" = 1 ] && PACKAGES=("${BUILD_PACKAGES[@]}")
 
