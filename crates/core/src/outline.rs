@@ -279,8 +279,13 @@ fn repeats_name(state: &State, i: usize, of: usize) -> bool {
 /// <input></label></p>` reads `paragraph "Name"` around `text "Name"`). The child is shown in
 /// its place.
 fn named_by_only_child(state: &State, i: usize) -> Option<usize> {
+    /// Most children (of any kind) a wrapper may have to be looked into.
+    const WRAPPER_CHILDREN: usize = 4;
     let n = &state.snapshot.nodes[i];
+    // Only small wrappers are looked into: `display_children` of every wrapper would walk whole
+    // subtrees again for each line of a look.
     let plain = (n.role.is_container() || n.role == Role::Paragraph)
+        && n.children.len() <= WRAPPER_CHILDREN
         && !acts(n)
         && n.value.known().is_none_or(|v| v.is_empty())
         && n.description.text().is_none()
