@@ -12,6 +12,11 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
 # One build from clean: incremental caches would only add gigabytes of disk.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo build --workspace --all-targets --locked
+# OSWorld's own evaluators (crates/uidriver/tests/osworld.rs): the Python packages they import,
+# and OSWorld's code itself, unpacked from its PyPI release (run, never vendored).
+./target/debug/uidriver tasks osworld-deps >/dev/null
+export UIDRIVER_OSWORLD_CODE=${UIDRIVER_OSWORLD_CODE:-$PWD/target/osworld-code}
+./scripts/osworld-code.sh "$UIDRIVER_OSWORLD_CODE"
 cargo test --workspace --locked -- --include-ignored
 # The Kubernetes manifests against the API schemas (offline).
 ./scripts/check-manifests.sh

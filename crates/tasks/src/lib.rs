@@ -23,7 +23,10 @@ mod task;
 use std::path::PathBuf;
 
 pub use merge::{merge_reports, Merged};
-pub use osworld::{fetch as fetch_osworld, Failed, FetchOptions, FetchReport, Progress, Skipped};
+pub use osworld::{
+    default_venv as osworld_venv, fetch as fetch_osworld, install_deps as install_osworld_deps,
+    DepsReport, Failed, FetchOptions, FetchReport, Progress, Skipped,
+};
 pub use report::{list_json, list_text, report_json, report_text, show_text, skip_line, task_line};
 pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
 pub use shard::Shard;

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use uidriver_sandbox::{DisplayServer, Sandbox, SandboxConfig};
 
 use super::checkers::evaluate;
+use super::osworld::Session;
 use super::setup::{finish, kill_group, prepare, run_with_deadline, tail, Prepared};
 use super::task::Task;
 
@@ -25,6 +26,8 @@ const HTTP_START: Duration = Duration::from_secs(20);
 const SETTLE: Duration = Duration::from_millis(1500);
 /// Screen of every task's desktop (LibreOffice's toolbars need the width).
 const SCREEN: (u32, u32) = (1440, 900);
+/// Screen of an OSWorld task's desktop: OSWorld's own, which its pyautogui steps assume.
+const OSWORLD_SCREEN: (u32, u32) = (1920, 1080);
 
 /// How to run the suite.
 #[derive(Debug, Clone)]
@@ -159,9 +162,14 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         kept_sandbox: None,
         question: None,
     };
+    let screen = if task.osworld.is_some() {
+        OSWORLD_SCREEN
+    } else {
+        SCREEN
+    };
     let sb = match Sandbox::start(SandboxConfig {
-        width: SCREEN.0,
-        height: SCREEN.1,
+        width: screen.0,
+        height: screen.1,
         display_server: opts.display_server,
         ..SandboxConfig::default()
     }) {
@@ -173,12 +181,20 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         }
     };
     let (mut prepared, ready) = prepare(sb, task, &opts.tasks_dir, &opts.uidriver);
-    if let Err(e) = ready {
-        r.reason = e;
-        teardown(prepared, opts.keep, &mut r);
-        r.seconds = t0.elapsed().as_secs_f64();
-        return r;
-    }
+    let osworld = match ready {
+        Ok(()) if task.osworld.is_some() => Session::start(&prepared, task, screen).map(Some),
+        Ok(()) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let mut osworld = match osworld {
+        Ok(s) => s,
+        Err(e) => {
+            r.reason = e;
+            teardown(prepared, opts.keep, &mut r);
+            r.seconds = t0.elapsed().as_secs_f64();
+            return r;
+        }
+    };
     let agent = run_agent(&prepared, task, opts);
     std::thread::sleep(SETTLE);
     r.agent_exit = agent.exit;
@@ -188,7 +204,13 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     if let Verdict::AskUser(q) = &agent.verdict {
         r.question = Some(q.clone());
     }
-    let verdict = finish(&mut prepared, task).and_then(|()| judge(&prepared, task, &agent));
+    let verdict = match osworld.as_mut() {
+        Some(session) => judge_osworld(&prepared, session, &agent),
+        None => finish(&mut prepared, task).and_then(|()| judge(&prepared, task, &agent)),
+    };
+    if let Some(session) = osworld {
+        session.stop();
+    }
     r.passed = verdict.is_ok();
     r.reason = verdict.unwrap_or_else(|e| e);
     if !r.passed {
@@ -206,7 +228,9 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     r
 }
 
-fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> {
+/// Why the agent's run fails the task whatever the desktop holds: it did not finish, or it
+/// asked the user.
+fn agent_failed(agent: &AgentRun) -> Result<(), String> {
     if let Some(e) = &agent.error {
         return Err(format!("agent: {e}"));
     }
@@ -216,6 +240,11 @@ fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> 
             crate::checkers::short(q)
         ));
     }
+    Ok(())
+}
+
+fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> {
+    agent_failed(agent)?;
     let said_infeasible = agent.verdict == Verdict::Infeasible;
     if task.infeasible {
         if agent.verdict == Verdict::Done {
@@ -231,6 +260,13 @@ fn judge(p: &Prepared, task: &Task, agent: &AgentRun) -> Result<String, String> 
     }
     let checker = task.evaluator.as_ref().ok_or("no evaluator")?;
     evaluate(p, checker)
+}
+
+/// An OSWorld task's verdict: OSWorld's own evaluation, told the agent's last action as
+/// OSWorld's agents report it (`FAIL` for "infeasible"). Asking the user fails the task.
+fn judge_osworld(p: &Prepared, session: &mut Session, agent: &AgentRun) -> Result<String, String> {
+    agent_failed(agent)?;
+    session.evaluate(p, agent.verdict == Verdict::Infeasible)
 }
 
 fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {

@@ -43,6 +43,10 @@ pub struct Task {
     /// The JSON file.
     #[serde(skip, default)]
     pub path: PathBuf,
+    /// An OSWorld task file: set up and judged by OSWorld's own code, not by `setup` and
+    /// `evaluator` (which then only hold what every OSWorld task gets).
+    #[serde(skip, default)]
+    pub osworld: Option<crate::osworld::OsworldRun>,
 }
 
 fn default_timeout() -> u64 {

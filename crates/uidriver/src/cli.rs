@@ -251,7 +251,7 @@ pub struct DemoArgs {
 /// `uidriver tasks`.
 #[derive(Debug, Args)]
 pub struct TasksArgs {
-    /// list, show ID, run, merge, or osworld-cache fetch.
+    /// list, show ID, run, merge, osworld-deps, or osworld-cache fetch.
     #[command(subcommand)]
     pub action: TasksAction,
     /// Only tasks matching: comma-separated ids, domains or substrings of `domain/id`.
@@ -328,6 +328,22 @@ pub enum TasksAction {
         /// The shards' reports (`tasks run --shard I/N --report FILE`).
         #[arg(required = true)]
         reports: Vec<PathBuf>,
+    },
+    /// Install the Python packages OSWorld's own setup controller, getters and metrics
+    /// import, into the virtual environment OSWorld tasks run with (default:
+    /// $UIDRIVER_OSWORLD_VENV, else ~/.local/share/uidriver/osworld-venv); prints what it
+    /// holds and its size.
+    OsworldDeps {
+        /// Also install the heavy packages (easyocr, which pulls torch): without them the
+        /// few metrics that import them are skipped by name.
+        #[arg(long)]
+        heavy: bool,
+        /// The environment to make or update.
+        #[arg(long, value_name = "DIR")]
+        venv: Option<PathBuf>,
+        /// The system interpreter the environment is made from.
+        #[arg(long, value_name = "PATH", default_value = "/usr/bin/python3")]
+        python: PathBuf,
     },
     /// OSWorld's download cache (what `--osworld-cache` reads).
     OsworldCache {

@@ -1,4 +1,4 @@
-//! `uidriver tasks list|show|run|merge|osworld-cache fetch`: the command line of the task
+//! `uidriver tasks list|show|run|merge|osworld-deps|osworld-cache fetch`: the command line of the task
 //! suite. Loading, running and judging tasks, and fetching OSWorld's downloads, is
 //! `uidriver-tasks`'s job; this file turns the flags into its calls, prints what it returns
 //! and picks the exit status.
@@ -17,6 +17,13 @@ use crate::commands::{exit, say};
 
 pub async fn run(a: TasksArgs) -> u8 {
     match a.action {
+        TasksAction::OsworldDeps {
+            heavy,
+            venv,
+            python,
+        } => tokio::task::spawn_blocking(move || install_deps(heavy, venv, python, a.json))
+            .await
+            .unwrap_or(exit::UNAVAILABLE),
         TasksAction::OsworldCache { action } => {
             fetch_cache(action, a.only, a.domain, a.quick, a.json, a.shard).await
         }
@@ -25,6 +32,38 @@ pub async fn run(a: TasksArgs) -> u8 {
             tokio::task::spawn_blocking(move || run_blocking(a))
                 .await
                 .unwrap_or(exit::UNAVAILABLE)
+        }
+    }
+}
+
+/// `tasks osworld-deps`: the Python environment of OSWorld's evaluators, pip's output on
+/// stderr, what it holds on stdout.
+fn install_deps(heavy: bool, venv: Option<PathBuf>, python: PathBuf, json: bool) -> u8 {
+    let venv = venv.unwrap_or_else(uidriver_tasks::osworld_venv);
+    eprintln!(
+        "uidriver tasks osworld-deps: installing OSWorld's evaluator packages{} into {}",
+        if heavy { " (with the heavy ones)" } else { "" },
+        venv.display()
+    );
+    match uidriver_tasks::install_osworld_deps(&venv, &python, heavy) {
+        Ok(r) if json => {
+            say(&serde_json::to_value(&r).unwrap_or_default().to_string());
+            exit::OK
+        }
+        Ok(r) => {
+            say(&format!(
+                "{} packages, {} in {} ({:.0} s); OSWorld tasks run with {}",
+                r.packages,
+                human_bytes(r.bytes),
+                r.venv.display(),
+                r.seconds,
+                r.python.display()
+            ));
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("uidriver tasks osworld-deps: {e}");
+            exit::UNAVAILABLE
         }
     }
 }
@@ -234,7 +273,9 @@ fn run_blocking(a: TasksArgs) -> u8 {
             }
             exit::OK
         }
-        TasksAction::Merge { .. } | TasksAction::OsworldCache { .. } => exit::USAGE,
+        TasksAction::Merge { .. }
+        | TasksAction::OsworldCache { .. }
+        | TasksAction::OsworldDeps { .. } => exit::USAGE,
         TasksAction::Run {
             agent,
             keep,

@@ -1,10 +1,14 @@
-"""A tiny agent for the OSWorld fixture of tests/tasks.rs: it reads the words to replace from
-the instruction ("replace every 'X' with 'Y' …") and does it the way a person would, through
-Mousepad's Find and Replace dialog over MCP, then saves. It knows nothing of the evaluator."""
+"""The agent of tests/osworld.rs's fixture tasks, picked by task id. For the text task it reads
+the words to replace from the instruction ("replace every 'X' with 'Y' …") and does it the way
+a person would, through Mousepad's Find and Replace dialog over MCP, then saves; it knows
+nothing of the evaluator. The infeasible task it declares infeasible; the rest it leaves
+alone (their evaluators judge only what OSWorld's setup did, or expect work it does not do)."""
 import os
 import re
+import sys
 
-from uitask import run
+TEXT_TASK = "5d0c1f52-7a1e-4f0b-9c43-2a6f1b1e0a01"
+INFEASIBLE_TASK = "c9e8d7f6-1a2b-4c3d-8e4f-5a6b7c8d9e0f"
 
 
 async def solve(ui):
@@ -30,5 +34,15 @@ async def solve(ui):
     await ui.keys(main, "ctrl+s")
     ui.done()
 
+
+task = os.environ.get("UIDRIVER_TASK_ID", "")
+if task == INFEASIBLE_TASK:
+    with open(os.environ["UIDRIVER_TASK_RESULT"], "w") as f:
+        f.write("infeasible\n")
+    sys.exit(0)
+if task != TEXT_TASK:
+    sys.exit(0)
+
+from uitask import run  # noqa: E402
 
 run(solve)
