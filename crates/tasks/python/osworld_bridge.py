@@ -43,17 +43,33 @@ UNSERVED_STEPS = {
     "replay": "replays a trajectory (not served)",
     "execute_with_verification": "needs OSWorld's verification endpoint (not served)",
 }
-# Getters that read accounts or live websites.
+# Getters that read accounts.
 UNSERVED_GETTERS = {
     "googledrive_file": "reads Google Drive (needs credentials and the internet)",
     "google_sheet": "reads Google Sheets (needs credentials and the internet)",
     "google_doc": "reads Google Docs (needs credentials and the internet)",
     "google_slide": "reads Google Slides (needs credentials and the internet)",
-    "info_from_website": "reads a live website (needs the internet)",
-    "gotoRecreationPage_and_get_html_content": "reads a live website (needs the internet)",
-    "pdf_from_url": "prints a live web page (needs the internet)",
-    "page_info": "reads a live web page (needs the internet)",
 }
+# Getters that read live websites: they run where the internet is reached.
+INTERNET_GETTERS = {"info_from_website", "gotoRecreationPage_and_get_html_content",
+                    "pdf_from_url", "page_info"}
+# Says whether this machine reaches the internet (1 or 0), instead of trying.
+INTERNET_VAR = "UIDRIVER_OSWORLD_INTERNET"
+NO_INTERNET = f"needs the internet, which this machine does not reach ({INTERNET_VAR}=1 to run it anyway)"
+
+
+def reaches_internet():
+    """Whether web pages of tasks can load here: $UIDRIVER_OSWORLD_INTERNET, else whether a
+    connection to a well-known host opens within 3 seconds."""
+    said = os.environ.get(INTERNET_VAR)
+    if said in ("0", "1"):
+        return said == "1"
+    import socket
+    try:
+        socket.create_connection(("www.google.com", 443), timeout=3).close()
+        return True
+    except OSError:
+        return False
 # The empty Chrome history `update_browse_history` downloads (a URL in OSWorld's code).
 HISTORY_DB = ("https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/"
               "chrome/44ee5668-ecd5-4366-a6ce-c1c9b8d4e938/history_empty.sqlite?download=true")
@@ -195,7 +211,7 @@ def program_of(command):
     return None
 
 
-def why_not_runnable(task, metrics, getters, have_urls):
+def why_not_runnable(task, metrics, getters, have_urls, internet):
     """None if the task can run here, else the first reason it cannot."""
     ev = task.get("evaluator")
     if not ev:
@@ -219,10 +235,10 @@ def why_not_runnable(task, metrics, getters, have_urls):
             for f in params.get("files", []):
                 if f.get("url") not in have_urls:
                     return f"download {f.get('url')} is not in the cache (tasks osworld-cache fetch)"
-        if kind == "chrome_open_tabs":
+        if kind == "chrome_open_tabs" and not internet:
             for url in params.get("urls_to_open", []):
                 if not is_local(url):
-                    return f"chrome_open_tabs opens {url} (needs the internet)"
+                    return f"chrome_open_tabs opens {url}: {NO_INTERNET}"
         if kind == "update_browse_history" and HISTORY_DB not in have_urls:
             return f"download {HISTORY_DB} (update_browse_history's database) is not in the cache"
     for func in as_list(ev.get("func")):
@@ -236,6 +252,8 @@ def why_not_runnable(task, metrics, getters, have_urls):
             kind = g.get("type")
             if kind in UNSERVED_GETTERS:
                 return f"getter `{kind}` {UNSERVED_GETTERS[kind]}"
+            if kind in INTERNET_GETTERS and not internet:
+                return f"getter `{kind}` reads a live website: {NO_INTERNET}"
             why = getters.why_not(f"get_{kind}")
             if why:
                 return f"getter `{kind}` {why}"
@@ -256,11 +274,12 @@ def cmd_check(args):
     metrics, getters = load_osworld(args.code)
     listing = json.load(open(args.tasks))
     have_urls = set(listing.get("cached", []))
+    internet = reaches_internet()
     out = []
     for entry in listing["files"]:
         try:
             task = json.load(open(entry["path"]))
-            reason = why_not_runnable(task, metrics, getters, have_urls)
+            reason = why_not_runnable(task, metrics, getters, have_urls, internet)
         except Exception as e:
             reason = f"cannot be read: {type(e).__name__}: {e}"
             task = {}

@@ -166,6 +166,9 @@ class Config:
         self.user_home = args.user_home.rstrip("/") or "/"
         same = os.path.realpath(self.home) == os.path.realpath(self.user_home)
         self.map_home = not same
+        import grp
+        import pwd
+        self.owner = "%s:%s" % (pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name)
         self._home_re = re.compile(
             r"(?<![\w.~-])" + re.escape(self.user_home) + r"(?![\w.-])")
         self.python = args.python or sys.executable
@@ -186,6 +189,7 @@ class Config:
         open(self.sessions_file, "w").close()
         self.env = dict(os.environ)
         self.env["PATH"] = self.shim_dir + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")
+        self.failures = args.failures
         self.wallpaper = None
         self.launch_count = 0
         self.lock = threading.Lock()
@@ -200,9 +204,11 @@ class Config:
         return os.path.expandvars(os.path.expanduser(p))
 
     def text(self, s):
-        """Maps `/home/user` to $HOME inside a string (when they differ)."""
+        """Maps `/home/user` to $HOME inside a string (when they differ), and OSWorld's
+        owner `user:user` (its setups `chown` what they upload) to this user's."""
         if not self.map_home or not isinstance(s, str):
             return s
+        s = re.sub(r"(?<![\w.-])user:user(?![\w.-])", lambda _m: self.owner, s)
         return self._home_re.sub(lambda _m: self.home, s)
 
     def ports(self, s):
@@ -238,6 +244,29 @@ class Config:
 
 
 # ---------------------------------------------------------------- processes
+
+# Programs whose failure means nothing was there to stop (OSWorld's setups kill apps that
+# may not be running).
+HARMLESS_FAILURES = ("pkill", "killall")
+
+
+def record_failure(handler, command, what):
+    """Notes a setup command that failed (`--failures`): OSWorld's controller only logs it, so
+    the runner is told that the desktop is not the one the task was written for."""
+    cfg = handler.cfg
+    if not cfg.failures or not urllib.parse.urlsplit(handler.path).path.startswith("/setup/"):
+        return
+    try:
+        words = shlex.split(command) if isinstance(command, str) else command
+    except ValueError:
+        words = command.split()
+    words = [w for w in words if not re.match(r"^\w+=", w)] or [""]
+    if os.path.basename(words[0]) in HARMLESS_FAILURES:
+        return
+    shown = command if isinstance(command, str) else " ".join(command)
+    with cfg.lock, open(cfg.failures, "a") as f:
+        f.write(json.dumps({"command": shown, "failure": what}) + "\n")
+
 
 def record_session(cfg, pid):
     """Notes a child (a session leader) for the pkill/killall shims."""
@@ -529,6 +558,56 @@ if __name__ == "__main__":
 '''
 
 
+# `sudo` in the sandbox: no one is made root. `-S` reads the password line from stdin and
+# drops it; an `apt`/`apt-get` install succeeds only when every package is already installed
+# (nothing is installed on the machine), `apt update` does nothing; any other command runs as
+# the user the sandbox runs as.
+SUDO = r'''#!@PYTHON@
+import os, subprocess, sys
+args = sys.argv[1:]
+while args and args[0].startswith("-"):
+    opt = args.pop(0)
+    if opt == "-S":
+        sys.stdin.readline()
+    elif opt in ("-u", "-g", "-p", "-C", "-h"):
+        args = args[1:]
+    elif opt == "--":
+        break
+if not args:
+    sys.exit(0)
+prog = os.path.basename(args[0])
+if prog in ("apt", "apt-get"):
+    sub = [a for a in args[1:] if not a.startswith("-")]
+    if sub[:1] in (["update"], ["upgrade"], []):
+        sys.exit(0)
+    if sub[:1] == ["install"]:
+        missing = [p for p in sub[1:] if subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
+            text=True).stdout != "install ok installed"]
+        if not missing:
+            sys.exit(0)
+        print("sudo: the sandbox installs no packages; missing: " + " ".join(missing),
+              file=sys.stderr)
+        sys.exit(100)
+    print("sudo: the sandbox runs no package manager as root", file=sys.stderr)
+    sys.exit(1)
+os.execvp(args[0], args)
+'''
+
+
+def seed_chrome_profile(cfg):
+    """OSWorld's image has a Chrome profile that tasks' setups edit before Chrome first runs
+    (`jq ... Preferences`): a fresh home gets a minimal one where the `google-chrome` shim
+    keeps it."""
+    prefs = os.path.join(cfg.home, ".config", "google-chrome", "Default", "Preferences")
+    if os.path.exists(prefs):
+        return
+    os.makedirs(os.path.dirname(prefs), exist_ok=True)
+    with open(prefs, "w") as f:
+        json.dump({"browser": {"has_seen_welcome_page": True},
+                   "profile": {"exit_type": "Normal"}}, f)
+
+
 def write_shims(cfg):
     def write(name, body):
         path = os.path.join(cfg.shim_dir, name)
@@ -545,6 +624,7 @@ def write_shims(cfg):
     py = "#!/bin/sh\nexec %s \"$@\"\n" % shlex.quote(cfg.python)
     for name in ("python", "python3"):
         write(name, py)
+    write("sudo", SUDO.replace("@PYTHON@", sys.executable))
     helper = (SAFEKILL.replace("@PYTHON@", sys.executable)
               .replace("@VAR@", repr(SANDBOX_ID_VAR)).replace("@MARKER@", repr(cfg.marker))
               .replace("@SESSIONS@", repr(cfg.sessions_file)))
@@ -1033,9 +1113,12 @@ def ep_execute(self):
     except OSError as e:
         raise HttpError(500, str(e))
     if timed_out:
+        record_failure(self, command, "timed out after %gs" % timeout)
         raise HttpError(500, "timed out", {
             "status": "error", "message": "command timed out after %gs" % timeout,
             "output": out, "error": err, "returncode": rc})
+    if rc != 0:
+        record_failure(self, command, "exited %s: %s" % (rc, (err or out).strip()[-300:]))
     self.send_json(200, {"status": "success", "output": out, "error": err, "returncode": rc})
 
 
@@ -1080,6 +1163,7 @@ def ep_launch(self):
     try:
         launch(self.cfg, command, shell)
     except OSError as e:
+        record_failure(self, command, "could not start: %s" % e)
         raise HttpError(500, "failed to launch %r: %s" % (command, e))
     shown = command if isinstance(command, str) else " ".join(command)
     self.send_text(200, "%s launched successfully" % shown)
@@ -1389,6 +1473,7 @@ def parse_args(argv):
     p.add_argument("--devtools-port", type=int, help="port that replaces Chrome's 1337")
     p.add_argument("--vlc-port", type=int, help="port that replaces VLC's 8080")
     p.add_argument("--shim-dir", help="directory for the shims (default: a temporary one)")
+    p.add_argument("--failures", help="file to append setup commands that failed to (JSON lines)")
     p.add_argument("--atspi-dump", choices=("tree", "terminal"), help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -1408,6 +1493,7 @@ def main(argv=None):
         sys.exit("--listen must be an IPv4 loopback address, not %r" % host)
     cfg = Config(args)
     write_shims(cfg)
+    seed_chrome_profile(cfg)
     Handler.cfg = cfg
     server = ThreadingHTTPServer((host, int(port or 0)), Handler)
     server.daemon_threads = True

@@ -240,6 +240,22 @@ pub fn show_text(t: &Task) -> String {
     if t.infeasible {
         out.push("infeasible: the agent must refuse".into());
     }
+    if let Some(ow) = &t.osworld {
+        // OSWorld's own steps and evaluator, as its code will read them.
+        let file: serde_json::Value = std::fs::read(&t.path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        for s in file["config"].as_array().into_iter().flatten() {
+            out.push(format!("config (OSWorld's SetupController): {s}"));
+        }
+        out.push(format!(
+            "evaluator (OSWorld's DesktopEnv.evaluate, {}): {}",
+            ow.code.display(),
+            file["evaluator"]
+        ));
+        return out.join("\n");
+    }
     for s in &t.setup {
         out.push(format!(
             "setup: {}",

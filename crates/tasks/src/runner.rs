@@ -61,7 +61,7 @@ pub struct TaskResult {
     pub passed: bool,
     /// Why (the evaluator's reason, or what went wrong before it).
     pub reason: String,
-    /// Wall time from sandbox start to teardown, seconds.
+    /// Wall time from sandbox start to the verdict, seconds.
     pub seconds: f64,
     /// The agent's exit code (None: killed at the deadline or not started).
     pub agent_exit: Option<i32>,
@@ -208,6 +208,8 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         Some(session) => judge_osworld(&prepared, session, &agent),
         None => finish(&mut prepared, task).and_then(|()| judge(&prepared, task, &agent)),
     };
+    // Seconds from sandbox start to verdict (teardown is not the task's).
+    let seconds = t0.elapsed().as_secs_f64();
     if let Some(session) = osworld {
         session.stop();
     }
@@ -224,7 +226,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         }
     }
     teardown(prepared, opts.keep, &mut r);
-    r.seconds = t0.elapsed().as_secs_f64();
+    r.seconds = seconds;
     r
 }
 

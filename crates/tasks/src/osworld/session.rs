@@ -56,6 +56,7 @@ impl Session {
         std::fs::create_dir_all(&shims).map_err(|e| format!("{}: {e}", shims.display()))?;
         let [chrome, devtools, vlc] = [free_port()?, free_port()?, free_port()?];
         let log = work.join("control.log");
+        let failures = work.join("setup-failures.jsonl");
         let mut cmd = in_sandbox(p, &python);
         cmd.arg(scripts.join("osworld_control.py"))
             .args(["--listen", "127.0.0.1:0", "--python"])
@@ -65,7 +66,9 @@ impl Session {
             .args(["--devtools-port", &devtools.to_string()])
             .args(["--vlc-port", &vlc.to_string()])
             .arg("--shim-dir")
-            .arg(&shims);
+            .arg(&shims)
+            .arg("--failures")
+            .arg(&failures);
         let (control, port) = start_control(cmd, &log)?;
         let spec = json!({
             "control_port": port,
@@ -88,8 +91,19 @@ impl Session {
             log: work.join("bridge.log"),
         };
         let answer = s.bridge(p, "setup", SETUP_TIMEOUT);
+        let failed = first_failure(&failures);
+        let _ = std::fs::remove_file(&failures);
         match answer {
-            Ok(v) if v["ok"] == true => Ok(s),
+            Ok(v) if v["ok"] == true => match failed {
+                None => Ok(s),
+                Some(why) => {
+                    s.stop();
+                    Err(format!(
+                        "OSWorld's setup: {why}; OSWorld's controller only logs a failed step, \
+                         but the desktop is then not the one the task was written for"
+                    ))
+                }
+            },
             Ok(v) => {
                 let why = v["error"].as_str().unwrap_or("failed").to_string();
                 s.stop();
@@ -150,6 +164,21 @@ impl Session {
             )
         })
     }
+}
+
+/// The first setup command the control API saw fail (none: the file is empty or absent).
+fn first_failure(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let v: Value = serde_json::from_str(text.lines().next()?).ok()?;
+    let command = v["command"].as_str().unwrap_or("?");
+    let shown = match command.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &command[..i]),
+        None => command.to_string(),
+    };
+    Some(format!(
+        "`{shown}` {}",
+        v["failure"].as_str().unwrap_or("failed")
+    ))
 }
 
 /// `program` run with the sandbox's environment (display, buses, private home, marker).
