@@ -162,6 +162,12 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         kept_sandbox: None,
         question: None,
     };
+    if task.osworld.is_some() && opts.display_server != DisplayServer::X11 {
+        r.reason = "OSWorld tasks run on X11, as OSWorld's desktops are (its setups use \
+                    wmctrl and pyautogui): run them without --wayland"
+            .into();
+        return r;
+    }
     let screen = if task.osworld.is_some() {
         OSWORLD_SCREEN
     } else {

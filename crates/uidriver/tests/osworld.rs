@@ -279,3 +279,46 @@ fn the_cache_and_the_checkout_decide_what_can_run() {
     let _ = std::fs::remove_dir_all(&ck);
     let _ = std::fs::remove_dir_all(&bare);
 }
+
+/// The control API against OSWorld's own clients, endpoint by endpoint
+/// (`crates/tasks/python/tests/check_control.py`: every SetupController step, the
+/// PythonController calls, getters, the pkill shim, a peer of another uid refused), in a
+/// private desktop this test starts and stops.
+#[test]
+#[ignore = "live: starts a private desktop, apps and Chromium, and OSWorld's Python code; scripts/test.sh runs it"]
+fn the_control_api_serves_osworlds_own_clients() {
+    let sb = uidriver_sandbox::Sandbox::start(uidriver_sandbox::SandboxConfig::default())
+        .expect("a sandbox");
+    let python = std::env::var_os("UIDRIVER_OSWORLD_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let data = std::env::var_os("XDG_DATA_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share")
+                });
+            data.join("uidriver/osworld-venv/bin/python")
+        });
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tasks/python/tests/check_control.py"
+    );
+    let code = osworld_code();
+    let mut cmd = Command::new("timeout");
+    cmd.arg("300")
+        .arg(&python)
+        .arg(script)
+        .arg("--osworld-code")
+        .arg(code.parent().expect("dir"));
+    for (k, v) in sb.env() {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run check_control.py");
+    let _ = sb.stop();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
