@@ -166,6 +166,8 @@ class Config:
         self.user_home = args.user_home.rstrip("/") or "/"
         same = os.path.realpath(self.home) == os.path.realpath(self.user_home)
         self.map_home = not same
+        bus = os.environ.get("DBUS_SESSION_BUS_ADDRESS", "")
+        self.bus_path = bus[len("unix:path="):].split(",")[0] if bus.startswith("unix:path=") else ""
         import grp
         import pwd
         self.owner = "%s:%s" % (pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name)
@@ -204,9 +206,14 @@ class Config:
         return os.path.expandvars(os.path.expanduser(p))
 
     def text(self, s):
-        """Maps `/home/user` to $HOME inside a string (when they differ), and OSWorld's
-        owner `user:user` (its setups `chown` what they upload) to this user's."""
-        if not self.map_home or not isinstance(s, str):
+        """Maps `/home/user` to $HOME inside a string (when they differ), OSWorld's owner
+        `user:user` (its setups `chown` what they upload) to this user's, and the session bus
+        of OSWorld's user (`/run/user/1000/bus`, which some commands export) to this one's."""
+        if not isinstance(s, str):
+            return s
+        if self.bus_path:
+            s = s.replace("unix:path=/run/user/1000/bus", "unix:path=" + self.bus_path)
+        if not self.map_home:
             return s
         s = re.sub(r"(?<![\w.-])user:user(?![\w.-])", lambda _m: self.owner, s)
         return self._home_re.sub(lambda _m: self.home, s)
@@ -593,6 +600,17 @@ if prog in ("apt", "apt-get"):
     sys.exit(1)
 os.execvp(args[0], args)
 '''
+
+
+# The folders of OSWorld's home (a GNOME session's XDG user directories).
+HOME_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public",
+                "Templates", "Videos")
+
+
+def seed_home(cfg):
+    """What OSWorld's image has in its home and tasks take for granted: the XDG folders."""
+    for name in HOME_FOLDERS:
+        os.makedirs(os.path.join(cfg.home, name), exist_ok=True)
 
 
 def seed_chrome_profile(cfg):
@@ -1493,6 +1511,7 @@ def main(argv=None):
         sys.exit("--listen must be an IPv4 loopback address, not %r" % host)
     cfg = Config(args)
     write_shims(cfg)
+    seed_home(cfg)
     seed_chrome_profile(cfg)
     Handler.cfg = cfg
     server = ThreadingHTTPServer((host, int(port or 0)), Handler)
