@@ -39,7 +39,7 @@ PACKAGES=("${DEMO_PACKAGES[@]}" dbus-x11 x11-utils xdotool imagemagick
   tesseract-ocr tesseract-ocr-eng chromium python3-pip pkg-config
   featherpad gedit xfce4-terminal thunar libatk-adaptor gimp nodejs thunderbird firefox-esr gnome-text-editor nautilus
   qterminal gnumeric
-  python3-venv python3-tk socat wmctrl jq sysstat gnome-shell-common
+  python3-venv python3-tk socat wmctrl jq sysstat gnome-shell-common gnome-settings-daemon-common
   sway grim foot qtwayland5 xwayland kwin-wayland
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 gir1.2-gtk-4.0 gir1.2-adw-1)
 # Where podman and mmdebstrap are installed, test.sh also tests the OCI image

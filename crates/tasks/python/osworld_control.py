@@ -275,6 +275,39 @@ def record_failure(handler, command, what):
         f.write(json.dumps({"command": shown, "failure": what}) + "\n")
 
 
+def end_sessions(cfg):
+    """Ends every process of the sessions this server started: Chromium, for one, erases the
+    sandbox's marker from its environment and would outlive the sandbox."""
+    try:
+        with open(cfg.sessions_file) as f:
+            sids = {int(line.split()[0]) for line in f if line.strip()}
+    except (OSError, ValueError, IndexError):
+        return
+    def members():
+        found = []
+        for p in os.listdir("/proc"):
+            if not p.isdigit() or int(p) == os.getpid():
+                continue
+            try:
+                with open("/proc/%s/stat" % p) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[3]) in sids:
+                        found.append(int(p))
+            except (OSError, ValueError, IndexError):
+                pass
+        return found
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = members()
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                os.kill(pid, signal.SIGCONT)
+            except OSError:
+                pass
+        if not pids:
+            return
+        time.sleep(0.3)
+
+
 def record_session(cfg, pid):
     """Notes a child (a session leader) for the pkill/killall shims."""
     try:
@@ -483,6 +516,12 @@ def pkill(args):
         else:
             rest.append(a)
         i += 1
+    # `google-chrome` is Chromium here: a task's `pkill chrome` means it too.
+    for j in range(len(rest) - 1, -1, -1):
+        if not rest[j].startswith("-"):
+            if "chrome" in rest[j] and "chromium" not in rest[j]:
+                rest[j] = rest[j].replace("chrome", "chrom(e|ium)")
+            break
     try:
         r = subprocess.run(["/usr/bin/pgrep"] + rest, capture_output=True, text=True, timeout=20)
     except subprocess.TimeoutExpired:
@@ -542,8 +581,10 @@ def killall(args):
         if regex:
             match = lambda c: re.search(name, c, flags)
         else:
-            want = name[:15]
-            match = lambda c: (c.lower() == want.lower()) if ignore_case else c == want
+            # `google-chrome` is Chromium here: a task's `killall chrome` means it too.
+            wants = {name[:15]} | ({"chromium"} if name in ("chrome", "google-chrome") else set())
+            match = lambda c: (c.lower() in {w.lower() for w in wants}) if ignore_case \
+                else c in wants
         pids = [p for p, c in procs if c is not None and p not in skip and match(c) and ours(p)]
         if not send(pids, sig, name, verbose):
             status = 1
@@ -1531,6 +1572,7 @@ def main(argv=None):
         server.serve_forever(poll_interval=0.5)
     finally:
         server.server_close()
+        end_sessions(cfg)
         for d in cfg.own_dirs:
             shutil.rmtree(d, ignore_errors=True)
 

@@ -158,12 +158,12 @@ pub fn report_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> St
     let osworld = !skipped.is_empty();
     out.push(if osworld {
         format!(
-            "{:<16} {:>6} {:>6} {:>8} {:>8} {:>9}",
+            "{:<20} {:>6} {:>6} {:>8} {:>8} {:>9}",
             "domain", "passed", "tasks", "skipped", "seconds", "s/task"
         )
     } else {
         format!(
-            "{:<16} {:>6} {:>6} {:>8}",
+            "{:<20} {:>6} {:>6} {:>8}",
             "domain", "passed", "tasks", "seconds"
         )
     });
@@ -175,11 +175,11 @@ pub fn report_text(results: &[TaskResult], skipped: &[Skipped], wall: f64) -> St
                 0.0
             };
             format!(
-                "{d:<16} {:>6} {:>6} {:>8} {:>8.1} {per:>9.1}",
+                "{d:<20} {:>6} {:>6} {:>8} {:>8.1} {per:>9.1}",
                 s.passed, s.tasks, s.skipped, s.seconds
             )
         } else {
-            format!("{d:<16} {:>6} {:>6} {:>8.1}", s.passed, s.tasks, s.seconds)
+            format!("{d:<20} {:>6} {:>6} {:>8.1}", s.passed, s.tasks, s.seconds)
         });
     }
     let passed = results.iter().filter(|r| r.passed).count();
