@@ -50,6 +50,10 @@ pub struct SandboxConfig {
     pub state_dir: Option<PathBuf>,
     /// How long each startup step (display server, buses, window manager) may take.
     pub startup_timeout: Duration,
+    /// Variables every process of the desktop gets (the window manager, what it starts, what
+    /// `env` hands out), over the sandbox's own: e.g. `GSETTINGS_BACKEND=keyfile`, so that
+    /// apps started from the desktop's menu keep preferences where others read them.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for SandboxConfig {
@@ -64,6 +68,7 @@ impl Default for SandboxConfig {
             xwayland: false,
             state_dir: None,
             startup_timeout: Duration::from_secs(20),
+            env: Vec::new(),
         }
     }
 }

@@ -432,6 +432,12 @@ impl Sandbox {
             ("HOME".into(), path_str(&home)),
         ]);
         env.extend(xdg.iter().map(|(k, d)| (k.to_string(), path_str(d))));
+        for (k, v) in &cfg.env {
+            match env.iter_mut().find(|(have, _)| have == k) {
+                Some(e) => e.1 = v.clone(),
+                None => env.push((k.clone(), v.clone())),
+            }
+        }
         env.push((SANDBOX_DIR_VAR.into(), path_str(&dir)));
         match cfg.display_server {
             DisplayServer::X11 => self.boot_x11(cfg, bins, env),

@@ -16,7 +16,7 @@ use uidriver_sandbox::{DisplayServer, Sandbox, SandboxConfig};
 
 use super::checkers::evaluate;
 use super::osworld::Session;
-use super::setup::{finish, kill_group, prepare, run_with_deadline, tail, Prepared};
+use super::setup::{finish, kill_group, prepare, run_with_deadline, tail, Prepared, GSETTINGS};
 use super::task::Task;
 
 /// How long `uidriver mcp --http` may take to say where it listens.
@@ -177,6 +177,9 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         width: screen.0,
         height: screen.1,
         display_server: opts.display_server,
+        // What the runner starts uses the keyfile backend (setup.rs); so does what the agent
+        // starts from the desktop, or a preference it sets would be lost to the checker.
+        env: vec![(GSETTINGS.0.into(), GSETTINGS.1.into())],
         ..SandboxConfig::default()
     }) {
         Ok(sb) => sb,

@@ -19,7 +19,7 @@ const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 /// GSettings backend of every task process. The sandbox's default (`memory`) forgets a
 /// preference when the app exits and hides it from other processes; the keyfile backend keeps
 /// it in `~/.config/glib-2.0/settings/keyfile` (the private home), where checkers read it.
-const GSETTINGS: (&str, &str) = ("GSETTINGS_BACKEND", "keyfile");
+pub const GSETTINGS: (&str, &str) = ("GSETTINGS_BACKEND", "keyfile");
 /// Variables of the runner's own environment never passed into a sandbox.
 const HOST_ONLY_VARS: &[&str] = &["UIDRIVER_SOCKET", "UIDRIVER_MCP_TOKEN", "UIDRIVER_MCP_URL"];
 

@@ -124,10 +124,28 @@ fn widget_factory_toggles_values_and_text() {
             );
             let spin_now = inspect(svc, &s4, &r(&spin)).await;
             assert_eq!(spin_now["numeric"]["current"], 33.0, "{spin_now}");
-            // Out of range: refused before anything is sent.
+            // setText on the spin button: the text is its value only once GTK takes it (on
+            // Enter or when focus leaves), so the step sets the value the text says, and its
+            // evidence says so; a fresh look reads the new value.
             let res = act(
                 svc,
                 &s4,
+                json!([{ "action": "setText", "ref": r(&spin), "text": "44" }]),
+                json!({}),
+            )
+            .await;
+            assert_eq!(step_outcomes(&res), ["worked"], "{}", res.text);
+            let s5 = observe(svc, &root).await;
+            let spin_now = inspect(svc, &s5, &r(&spin)).await;
+            assert_eq!(
+                spin_now["numeric"]["current"], 44.0,
+                "{spin_now}\n{}",
+                res.text
+            );
+            // Out of range: refused before anything is sent.
+            let res = act(
+                svc,
+                &s5,
                 json!([{ "action": "setValue", "ref": r(&slider), "value": 1e6 }]),
                 json!({}),
             )

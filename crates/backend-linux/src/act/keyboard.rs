@@ -325,9 +325,12 @@ pub(crate) async fn type_text(
     let mut candidates = focus_candidates(ctx, el, &went_to(w.as_ref()));
     let mut found = typed_before_caret(ctx, &candidates, &typed).await;
     // Lines typed with Return are read back where they went (below), not before one caret.
+    // Nothing read back yet: the app may not have reacted within the first quiet (Calc's
+    // first key makes the cell editor, which is slow on a busy machine), so it gets one more
+    // settle whether or not events came yet.
     let retry = match found {
         Some((_, read, _)) => !read,
-        None => !typed.contains('\n') && w.as_ref().is_some_and(|w| w.reacted()),
+        None => !typed.contains('\n') && w.is_some(),
     };
     if let Some(w) = w.as_mut().filter(|_| retry) {
         // The toolkit may still be inserting (GTK 4 batches), or still making the element the

@@ -14,6 +14,15 @@ use super::{record_answer, Ctx, Element, Live};
 use crate::atspi::{editable_text, state as st, text, Ifaces, Obj};
 use crate::error::LinuxError;
 
+/// Adds `more` to the verification's detail.
+fn append_detail(r: &mut StepReport, more: &str) {
+    let d = r.verification.detail.get_or_insert_with(String::new);
+    if !d.is_empty() {
+        d.push_str("; ");
+    }
+    d.push_str(more);
+}
+
 fn is_password(el: &Element<'_>) -> bool {
     el.node.is_secret()
 }
@@ -123,6 +132,34 @@ pub(crate) async fn set_text(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, v
                     w.after()
                 )
             });
+            if !password && l.ifaces.has(Ifaces::VALUE) {
+                // A spin button: the text is not its value until the toolkit takes it.
+                match super::value::commit_typed_number(c, &el.obj, value).await {
+                    Ok(None) => {}
+                    Ok(Some(said)) => append_detail(r, &said),
+                    Err(why) => {
+                        r.verification.passed = Some(false);
+                        append_detail(r, &why);
+                    }
+                }
+            }
+        }
+        None if !password && l.ifaces.has(Ifaces::VALUE) && value.trim().parse::<f64>().is_ok() => {
+            // A spin box formats its text (Qt adds its suffix: "701 px"): its value is what
+            // the number set must show.
+            let shown = whole_text(c, &el.obj)
+                .await
+                .map(|(_, t)| t)
+                .unwrap_or_default();
+            let said = super::value::commit_typed_number(c, &el.obj, value).await;
+            r.verification.passed = Some(said.is_ok());
+            r.verification.detail = Some(format!(
+                "{e} reads back {shown:?}, its own formatting of the number; {}",
+                match said {
+                    Ok(s) => s.unwrap_or_default(),
+                    Err(why) => why,
+                }
+            ));
         }
         None => {
             r.verification.passed = Some(false);

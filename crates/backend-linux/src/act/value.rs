@@ -241,3 +241,51 @@ pub(crate) async fn scroll(
     }
     let _ = el;
 }
+
+/// After text was set in a field that also has a numeric value (a spin button): the value the
+/// text says, when the field has not taken it yet (GTK takes a spin button's typed text on
+/// Enter or when focus leaves), set through `Value` and read back. `Ok` says what the value
+/// is; `Err` why it is not the number the text says.
+pub(crate) async fn commit_typed_number(
+    c: &crate::atspi::connection::Caller,
+    obj: &Obj,
+    text: &str,
+) -> Result<Option<String>, String> {
+    let Ok(want) = text.trim().parse::<f64>() else {
+        return Ok(None);
+    };
+    let (cur, min, max, step) = value::value(c, obj, PropReads::OneByOne)
+        .await
+        .map_err(|e| format!("its value could not be read: {e}"))?;
+    let tol = if step > 0.0 {
+        step / 2.0
+    } else {
+        1e-9 * want.abs().max(1.0)
+    };
+    if (cur - want).abs() <= tol {
+        return Ok(Some(format!("its value is {cur}")));
+    }
+    if min < max && (want < min || want > max) {
+        return Err(format!(
+            "its value stays {cur}: {want} is outside its range {min}..{max}"
+        ));
+    }
+    value::set_current(c, obj, want)
+        .await
+        .map_err(|e| format!("its value stays {cur} and could not be set: {e}"))?;
+    let t0 = std::time::Instant::now();
+    loop {
+        let now = value::current(c, obj).await.unwrap_or(cur);
+        if (now - want).abs() <= tol {
+            return Ok(Some(format!(
+                "its value was still {cur}, so it was set through Value: now {now}"
+            )));
+        }
+        if t0.elapsed() > SETTLE {
+            return Err(format!(
+                "its value stays {now}, not the {want} the text says"
+            ));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
