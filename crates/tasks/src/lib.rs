@@ -28,7 +28,7 @@ pub use osworld::{
     DepsReport, Failed, FetchOptions, FetchReport, Progress, Skipped,
 };
 pub use report::{list_json, list_text, report_json, report_text, show_text, skip_line, task_line};
-pub use runner::{default_log_dir, find_tasks_dir, run_all, RunOptions, TaskResult};
+pub use runner::{default_log_dir, find_tasks_dir, run_all, stop_running, RunOptions, TaskResult};
 pub use shard::Shard;
 pub use task::{Checker, SetupStep, Task};
 pub use uidriver_sandbox::DisplayServer;

@@ -108,6 +108,35 @@ impl Verdict {
     }
 }
 
+/// The state directories of the sandboxes tasks are running in now, for [`stop_running`].
+static RUNNING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Stops every sandbox a task is running in now, with all it holds (the agent, the control
+/// API, the apps): what `uidriver tasks run` does when it is interrupted, so that nothing it
+/// started outlives it. Returns how many were stopped.
+pub fn stop_running() -> usize {
+    let dirs: Vec<PathBuf> = RUNNING
+        .lock()
+        .map(|mut r| r.drain(..).collect())
+        .unwrap_or_default();
+    let mut stopped = 0;
+    for dir in dirs {
+        if let Ok(sb) = Sandbox::attach(&dir) {
+            stopped += usize::from(sb.stop().is_ok());
+        }
+    }
+    stopped
+}
+
+fn running(dir: &Path, on: bool) {
+    if let Ok(mut r) = RUNNING.lock() {
+        r.retain(|d| d != dir);
+        if on {
+            r.push(dir.to_path_buf());
+        }
+    }
+}
+
 /// Runs `tasks` with `opts.jobs` at a time; `progress` hears each result as it comes.
 pub fn run_all(
     tasks: Vec<Task>,
@@ -182,7 +211,10 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
         env: vec![(GSETTINGS.0.into(), GSETTINGS.1.into())],
         ..SandboxConfig::default()
     }) {
-        Ok(sb) => sb,
+        Ok(sb) => {
+            running(sb.state_dir(), true);
+            sb
+        }
         Err(e) => {
             r.reason = format!("sandbox: {e}");
             r.seconds = t0.elapsed().as_secs_f64();
@@ -420,6 +452,7 @@ fn teardown(p: Prepared, keep: bool, r: &mut TaskResult) {
         ..
     } = p;
     drop(server);
+    running(sb.state_dir(), false);
     if keep && !r.passed {
         let dir = sb.detach();
         r.kept_sandbox = Some(dir);

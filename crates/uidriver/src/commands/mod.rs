@@ -25,6 +25,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The daemon or environment is unavailable.
     pub const UNAVAILABLE: u8 = 3;
+    /// Stopped by SIGINT or SIGTERM (`tasks run`: after stopping what it started).
+    pub const INTERRUPTED: u8 = 130;
 }
 
 /// Writes a line of command output to stdout (the only place the CLI prints results).

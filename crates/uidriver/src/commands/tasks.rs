@@ -29,10 +29,33 @@ pub async fn run(a: TasksArgs) -> u8 {
         }
         action => {
             let a = TasksArgs { action, ..a };
-            tokio::task::spawn_blocking(move || run_blocking(a))
-                .await
-                .unwrap_or(exit::UNAVAILABLE)
+            let work = tokio::task::spawn_blocking(move || run_blocking(a));
+            tokio::select! {
+                done = work => done.unwrap_or(exit::UNAVAILABLE),
+                signal = interrupted() => {
+                    // Nothing a run started outlives it: its sandboxes are stopped with all
+                    // they hold (agents, control APIs, apps).
+                    let n = tokio::task::spawn_blocking(uidriver_tasks::stop_running)
+                        .await
+                        .unwrap_or(0);
+                    eprintln!("uidriver tasks: {signal}: stopped {n} running task sandboxes");
+                    exit::INTERRUPTED
+                }
+            }
         }
+    }
+}
+
+/// Waits for SIGINT or SIGTERM; says which came.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return "interrupted";
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupted",
+        _ = term.recv() => "terminated",
     }
 }
 
