@@ -39,14 +39,9 @@ fn qt5_featherpad_is_observed_typed_into_and_survives() {
         &["featherpad"],
         |t| async move {
             let d = Desk::start(&t).await;
-            let dir = tempdir();
+            let (app, root, dir) = featherpad_with_notes(&d).await;
             let file = dir.join("notes.txt");
-            std::fs::write(&file, "first line\n").expect("file");
-            let app = d
-                .launch(&["featherpad", file.to_str().expect("utf-8 path")])
-                .await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "notes").await;
             let s0 = observe(svc, &root).await;
             assert_running(app.pid, "observe_ui");
             let look = ok(
@@ -2711,6 +2706,19 @@ fn a_gtk3_list_of_48_rows_is_read_whole_and_searchable() {
     );
 }
 
+/// FeatherPad (Qt 5) on a one-line `notes.txt` in a fresh directory: the app, its window's
+/// root, and the directory (removed by the caller).
+async fn featherpad_with_notes(d: &Desk) -> (App, String, std::path::PathBuf) {
+    let dir = tempdir();
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "first line\n").expect("file");
+    let app = d
+        .launch(&["featherpad", file.to_str().expect("utf-8 path")])
+        .await;
+    let root = root_of(&d.svc, app.pid, "notes").await;
+    (app, root, dir)
+}
+
 /// setText on a Qt 5 spin box (FeatherPad's Preferences): the step's evidence covers the
 /// number, not only the text, and a fresh look reads the value the text says (the GTK 3 side
 /// is in live_act.rs). Found on GIMP 2.10, whose spin buttons read back the typed text while
@@ -2724,14 +2732,8 @@ fn set_text_on_a_qt5_spin_box_sets_its_value() {
         &["featherpad"],
         |t| async move {
             let d = Desk::start(&t).await;
-            let dir = tempdir();
-            let file = dir.join("notes.txt");
-            std::fs::write(&file, "first line\n").expect("file");
-            let app = d
-                .launch(&["featherpad", file.to_str().expect("utf-8 path")])
-                .await;
+            let (app, root, dir) = featherpad_with_notes(&d).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "notes").await;
             let (s, item) = menu_item(svc, &root, "Preferences").await;
             let res = act(
                 svc,
@@ -2813,14 +2815,8 @@ fn a_qt5_table_is_read_whole_with_rows_off_screen_hidden() {
         &["featherpad"],
         |t| async move {
             let d = Desk::start(&t).await;
-            let dir = tempdir();
-            let file = dir.join("notes.txt");
-            std::fs::write(&file, "first line\n").expect("file");
-            let app = d
-                .launch(&["featherpad", file.to_str().expect("utf-8 path")])
-                .await;
+            let (app, root, dir) = featherpad_with_notes(&d).await;
             let svc = &d.svc;
-            let root = root_of(svc, app.pid, "notes").await;
             let (s, item) = menu_item(svc, &root, "Preferences").await;
             let m = inspect(svc, &s, &item).await;
             assert!(

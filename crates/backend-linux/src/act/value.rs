@@ -39,11 +39,7 @@ pub(crate) async fn set_value(ctx: &Ctx<'_>, r: &mut StepReport, e: ElementRef, 
             format!("{v} is outside {e}'s range {min}..{max}"),
         );
     }
-    let tol = if step > 0.0 {
-        step / 2.0
-    } else {
-        1e-9 * v.abs().max(1.0)
-    };
+    let tol = tolerance(step, v);
     r.verification.method = VerificationMethod::ReadBack;
     if (cur - v).abs() <= 1e-9 * v.abs().max(1.0) {
         return nothing_to_send(r, format!("{e} was already {cur}"));
@@ -257,11 +253,7 @@ pub(crate) async fn commit_typed_number(
     let (cur, min, max, step) = value::value(c, obj, PropReads::OneByOne)
         .await
         .map_err(|e| format!("its value could not be read: {e}"))?;
-    let tol = if step > 0.0 {
-        step / 2.0
-    } else {
-        1e-9 * want.abs().max(1.0)
-    };
+    let tol = tolerance(step, want);
     if (cur - want).abs() <= tol {
         return Ok(Some(format!("its value is {cur}")));
     }
@@ -287,5 +279,15 @@ pub(crate) async fn commit_typed_number(
             ));
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// How far a read-back value may be from `v` and still be it: half a step (a control rounds to
+/// its increment), or float noise when it has no step.
+fn tolerance(step: f64, v: f64) -> f64 {
+    if step > 0.0 {
+        step / 2.0
+    } else {
+        1e-9 * v.abs().max(1.0)
     }
 }
