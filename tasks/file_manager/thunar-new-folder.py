@@ -4,8 +4,7 @@ from uitask import run
 
 async def solve(ui):
     state = await ui.observe(app="thunar", kind="window")
-    await ui.keys(state, "ctrl+shift+n")
-    dlg = await ui.dialog("New Folder")
+    dlg = await ui.open_dialog(state, "ctrl+shift+n", "New Folder")
     field = await ui.find(dlg, role="text", capability="set-text")
     dlg = await ui.act(dlg, [{"action": "setText", "ref": field["ref"], "text": "Invoices"}])
     await ui.press_named(dlg, "Create")

@@ -220,6 +220,18 @@ class UI:
             q["text"] = text
         return await self.observe(await self.root(timeout=timeout, **q))
 
+    async def open_dialog(self, state, chord, title, timeout=15):
+        """Presses a key chord that opens a dialog (e.g. ctrl+h) and returns the dialog's state.
+        A chord pressed while the window was still busy can be lost, as a person's would be:
+        when no dialog showed within `timeout`, it is pressed once more."""
+        await self.keys(state, chord)
+        try:
+            return await self.dialog(title, timeout=timeout)
+        except NotFound:
+            log(f"no {title!r} dialog after {chord}: pressing it again")
+            await self.keys(await self.observe(state["root"]), chord)
+            return await self.dialog(title, timeout=timeout)
+
     async def press_named(self, state, name, role="button", **kw):
         """Presses the element called `name` (a button by default)."""
         el = await self.find_named(state, name, role=role, **kw)

@@ -4,8 +4,7 @@ from uitask import run
 
 async def solve(ui):
     main = await ui.observe(app="gedit", kind="window")
-    await ui.keys(main, "ctrl+h")
-    dlg = await ui.dialog("Replace")
+    dlg = await ui.open_dialog(main, "ctrl+h", "Replace")
     # The two fields are labelled by "Find" and "Replace with" (AT-SPI labelled-by relations);
     # their layout puts both labels after both fields, so only the names can tell them apart.
     # Each is a combo box holding a text entry, both named by the label: the text is typed into

@@ -4,8 +4,7 @@ from uitask import run
 
 async def solve(ui):
     state = await ui.office("memo.docx")
-    await ui.keys(state, "ctrl+h")
-    dlg = await ui.dialog("Find and Replace")
+    dlg = await ui.open_dialog(state, "ctrl+h", "Find and Replace")
     find = await ui.field_after(dlg, "Find")
     dlg = await ui.act(dlg, [{"action": "setText", "ref": find, "text": "Thursday at 10:00"}])
     dlg = await ui.press_named(dlg, "Find All")

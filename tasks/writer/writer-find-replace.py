@@ -4,8 +4,7 @@ from uitask import run, NotFound
 
 async def solve(ui):
     state = await ui.office("report.docx")
-    await ui.keys(state, "ctrl+h")
-    dlg = await ui.dialog("Find and Replace")
+    dlg = await ui.open_dialog(state, "ctrl+h", "Find and Replace")
     find = await ui.field_after(dlg, "Find")
     replace = await ui.field_after(dlg, "Replace")
     dlg = await ui.act(dlg, [{"action": "setText", "ref": find, "text": "colour"},

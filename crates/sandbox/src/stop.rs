@@ -88,7 +88,7 @@ pub(crate) fn stop_all(
             report.survivors.extend(survivors.iter().map(|t| t.pid));
         }
     }
-    reap(children);
+    reap_dead(children, KILL_WAIT);
     if !report.survivors.is_empty() {
         warn!(pids = ?report.survivors, "processes survived SIGKILL");
     }
@@ -198,6 +198,23 @@ fn wait_gone(targets: &[Target], children: &mut Vec<Child>, max: Duration) -> Ve
 /// Reaps our own child processes that have exited, so they do not linger as zombies.
 pub(crate) fn reap(children: &mut Vec<Child>) {
     children.retain_mut(|c| !matches!(c.try_wait(), Ok(Some(_)) | Err(_)));
+}
+
+/// Reaps our children that have died, waiting (at most `max`) for those whose last threads are
+/// still exiting: such a process already shows as a zombie, yet cannot be waited for, and would
+/// otherwise stay in `/proc` after the stop.
+fn reap_dead(children: &mut Vec<Child>, max: Duration) {
+    let deadline = Instant::now() + max;
+    loop {
+        reap(children);
+        let dying = children
+            .iter()
+            .any(|c| procfs::stat(c.id()).is_some_and(|s| !s.is_alive()));
+        if !dying || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// Removes `/tmp/.XN-lock` and the socket if they still name our (now dead) Xvfb, or the dead

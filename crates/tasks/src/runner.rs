@@ -314,8 +314,10 @@ fn judge_osworld(p: &Prepared, session: &mut Session, agent: &AgentRun) -> Resul
 
 fn run_agent(p: &Prepared, task: &Task, opts: &RunOptions) -> AgentRun {
     let log = opts.log_dir.join(format!("{}.log", task.id));
-    let stats_file = opts.log_dir.join(format!("{}.stats.json", task.id));
-    let verdict_file = opts.log_dir.join(format!("{}.result", task.id));
+    // The agent's own files live in its task's sandbox, not the shared log directory: two
+    // runs writing to one log directory (or one task twice) must not read each other's verdict.
+    let stats_file = p.sb.state_dir().join("task.stats.json");
+    let verdict_file = p.sb.state_dir().join("task.result");
     let _ = std::fs::remove_file(&stats_file);
     let _ = std::fs::remove_file(&verdict_file);
     let mut run = AgentRun {

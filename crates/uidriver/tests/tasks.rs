@@ -31,10 +31,12 @@ fn run_tasks(args: &[&str], limit: Duration) -> (Value, std::path::PathBuf) {
             "{prog} is missing: scripts/install-deps.sh installs it"
         );
     }
+    // One log directory per run: the tests run side by side.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let logs = std::env::temp_dir().join(format!(
         "uidriver-tasks-test-{}-{}",
         std::process::id(),
-        args.len()
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let mut child = Command::new(exe)
         .args(["tasks", "run", "--json", "--dir", dir, "--log-dir"])
