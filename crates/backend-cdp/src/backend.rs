@@ -94,6 +94,22 @@ impl CdpBackend {
         Ok((browser, page))
     }
 
+    /// The page's title as the browser has it now (a root's last known title may be an earlier
+    /// page's: the one before a navigation); the last known one when the browser does not say.
+    async fn title_now(
+        browser: &Browser,
+        page: &Page,
+        root: &RootInfo,
+        deadline: Deadline,
+    ) -> String {
+        let pages = browser.pages(deadline).await.unwrap_or_default();
+        pages
+            .into_iter()
+            .find(|t| t.target_id == page.target_id)
+            .map(|t| t.title)
+            .unwrap_or_else(|| root.title.clone())
+    }
+
     /// Maps a failure on a page, forgetting its session when the page is gone.
     fn page_error(browser: &Browser, page: &Page, e: CdpError) -> Error {
         if matches!(e, CdpError::TargetClosed(_)) {
@@ -167,14 +183,16 @@ impl Backend for CdpBackend {
             };
         }
         // A page behind a dialog cannot be read; it is shown holding the dialog instead
-        // (also when the dialog opened during the walk).
+        // (also when the dialog opened during the walk), under the page's title now.
         if let Some(d) = page.dialog() {
-            return Ok(dialog::page_snapshot(&root.title, &d));
+            let title = Self::title_now(&browser, &page, root, deadline).await;
+            return Ok(dialog::page_snapshot(&title, &d));
         }
         match extract::observe(&page, browser.headless, None, req.max_nodes, deadline).await {
             Err(CdpError::Dialog(_)) if page.dialog().is_some() => {
                 let d = page.dialog().ok_or_else(|| Error::internal("dialog"))?;
-                Ok(dialog::page_snapshot(&root.title, &d))
+                let title = Self::title_now(&browser, &page, root, deadline).await;
+                Ok(dialog::page_snapshot(&title, &d))
             }
             r => r.map_err(|e| Self::page_error(&browser, &page, e)),
         }

@@ -40,7 +40,7 @@ pub(crate) fn verify(
 pub(crate) fn opened_by_step(r: &mut StepReport, d: &OpenDialog) {
     r.delivery.delivered = Delivery::Delivered;
     r.delivery.detail = Some(format!(
-        "the input opened {} dialog (its reply waits for the dialog; later events were not sent)",
+        "{} dialog opened: later events were not sent",
         d.kind.a()
     ));
     verify(
@@ -48,7 +48,7 @@ pub(crate) fn opened_by_step(r: &mut StepReport, d: &OpenDialog) {
         VerificationMethod::Event,
         true,
         &format!(
-            "{} dialog opened ({:?}): answer it on its dialog root, or observe the page",
+            "{} dialog opened ({:?})",
             d.kind.a(),
             d.title().chars().take(80).collect::<String>()
         ),

@@ -193,7 +193,7 @@ pub fn describe_in(node: &Node, parent: Option<&Node>) -> String {
                 );
             }
             None => {
-                let _ = write!(s, " ✂ not fully read ({}; expand_ui reads it)", t.reason);
+                let _ = write!(s, " ✂ not fully read ({})", t.reason);
             }
         }
     }

@@ -277,7 +277,9 @@ mod tool_loop {
         assert_eq!(opened.len(), 1, "{}", r.text);
         assert_eq!(opened[0]["kind"], "dialog");
         assert!(
-            r.text.contains("modal surface is now in front"),
+            r.text
+                .lines()
+                .any(|l| l.starts_with("+ root") && l.contains(" · modal")),
             "{}",
             r.text
         );

@@ -920,7 +920,7 @@ fn calc_cells_are_read_with_values_and_an_offscreen_cell_by_its_address() {
             assert!(!look.is_error, "{}", look.text);
             let s0 = look.structured["stateId"].as_str().unwrap().to_string();
             assert!(
-                look.text.contains("table \"Sheet") && look.text.contains("are on screen"),
+                look.text.contains("table \"Sheet") && look.text.contains(" on screen ("),
                 "the look names the sheet's window:\n{}",
                 look.text
             );
@@ -964,7 +964,7 @@ fn rows_in_note(look: &str) -> Option<(u32, u32, u32)> {
     let rest = note.split("rows ").nth(1)?;
     let (range, rest) = rest.split_once(" of ")?;
     let (a, b) = range.split_once('–')?;
-    let n = rest.split_whitespace().next()?;
+    let n = rest.split([' ', ',']).next()?;
     Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
 }
 

@@ -174,7 +174,7 @@ pub(crate) fn page_snapshot(title: &str, d: &OpenDialog) -> Snapshot {
         nodes,
         complete: false,
         notes: vec![format!(
-            "{} dialog blocks this page: answer it (its buttons here or on its root) to read the page",
+            "{} dialog blocks this page: answer it to read the page",
             d.kind.a()
         )],
         ..Snapshot::default()

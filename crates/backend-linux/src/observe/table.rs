@@ -60,13 +60,13 @@ impl Window {
     /// when the table names its cells so, else only by scrolling them into view).
     fn describe(&self, name: &str, read: usize, by_address: bool) -> String {
         let others = if by_address {
-            "search_ui reaches any other cell by its address (\"C200\")"
+            "search_ui finds any other cell by address (\"C200\")"
         } else {
             "scroll the table to bring the others on screen"
         };
         format!(
-            "table {name:?}: rows {}–{} of {} and columns {}–{} of {} are on screen ({read} cells \
-             read); {others}",
+            "table {name:?}: rows {}–{} of {}, columns {}–{} of {} on screen ({read} read); \
+             {others}",
             self.rows.0 + 1,
             self.rows.1 + 1,
             self.n_rows,

@@ -808,7 +808,7 @@ fn changes_text(
 /// step report.
 const STEP_DETAIL_CHARS: usize = 80;
 
-/// `1. press @e12 → worked via semantic-action ("click"), verified by state: "…"` for a step
+/// `1. press @e12 → worked via semantic-action ("click"); state: "…"` for a step
 /// that plainly worked (sent and read back; where a click landed is in the structured step
 /// report); otherwise every part: `2. click @e3 at (40,12) → unknown · via xtest (left click) ·
 /// unverified (event) — "…"`.
@@ -829,7 +829,7 @@ fn step_line(r: &StepReport) -> String {
                 s.push_str(&format!(" ({d})"));
             }
         }
-        s.push_str(&format!(", verified by {}", r.verification.method));
+        s.push_str(&format!("; {}", r.verification.method));
         if let Some(d) = &r.verification.detail {
             s.push_str(&format!(
                 ": {}",

@@ -240,12 +240,27 @@ impl SearchCall {
                 offset + page.len()
             ));
         }
-        text.push('\n');
         let mut matches = Vec::new();
+        let mut lines = Vec::new();
         for m in page {
             let (line, out) = match_of(state, m);
-            text.push_str(&line);
+            lines.push(line);
             matches.push(out);
+        }
+        // The ancestors every match on the page shares are said once, in the header.
+        let paths: Vec<&str> = matches.iter().map(|m| m.path.as_str()).collect();
+        let shared = shared_path(&paths);
+        if !shared.is_empty() {
+            text.push_str(&format!(", all in {shared}"));
+        }
+        text.push('\n');
+        for (line, m) in lines.iter().zip(&matches) {
+            text.push_str(line);
+            let rest = m.path[shared.len()..].trim_start_matches(PATH_SEP);
+            if !rest.is_empty() {
+                text.push_str(&format!("  ‹ {rest}"));
+            }
+            text.push('\n');
         }
         if total == 0 {
             text.push_str("No element matched. Try a shorter text, another role, or observe again in visual mode (OCR).\n");
@@ -290,15 +305,40 @@ fn how_found(f: &Found) -> String {
     text
 }
 
-/// One match as its line (`@e3 button "OK"  ‹ path`) and as the structured result has it.
+/// What separates the ancestors in a match's path.
+const PATH_SEP: &str = " › ";
+
+/// The leading ancestors all of `paths` share (whole ones), when there are two paths or more.
+fn shared_path<'a>(paths: &[&'a str]) -> &'a str {
+    let Some((first, rest)) = paths.split_first() else {
+        return "";
+    };
+    if rest.is_empty() {
+        return "";
+    }
+    let mut end = 0;
+    for (i, _) in first
+        .match_indices(PATH_SEP)
+        .chain(std::iter::once((first.len(), "")))
+    {
+        let prefix = &first[..i];
+        let shared_by_all = rest
+            .iter()
+            .all(|p| p.starts_with(prefix) && (p.len() == i || p[i..].starts_with(PATH_SEP)));
+        if !shared_by_all {
+            break;
+        }
+        end = i;
+    }
+    &first[..end]
+}
+
+/// One match as its line (`@e3 button "OK"`; the caller adds its path) and as the structured
+/// result has it.
 fn match_of(state: &State, m: &search::Match) -> (String, Match) {
     let n = &state.snapshot.nodes[m.index];
     let path = path_of(state, m.index);
-    let mut line = format!("{} {}", state.ref_of(m.index), describe(n));
-    if !path.is_empty() {
-        line.push_str(&format!("  ‹ {path}"));
-    }
-    line.push('\n');
+    let line = format!("{} {}", state.ref_of(m.index), describe(n));
     let out = Match {
         target: state.ref_of(m.index),
         role: n.role,
@@ -461,4 +501,26 @@ async fn seek_in_texts(
         }
     }
     (hits, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_path;
+
+    #[test]
+    fn the_shared_path_is_whole_ancestors_shared_by_two_matches_or_more() {
+        let a = r#"pane "Doc" › document "Slides View""#;
+        let b = r#"pane "Doc" › document "Slides""#;
+        let c = r#"pane "Doc""#;
+        assert_eq!(shared_path(&[a, a]), a);
+        assert_eq!(shared_path(&[a, b]), r#"pane "Doc""#);
+        assert_eq!(shared_path(&[a, c, b]), c);
+        assert_eq!(shared_path(&[a]), "", "one match keeps its own path");
+        assert_eq!(shared_path(&[a, ""]), "");
+        assert_eq!(
+            shared_path(&[r#"pane "Do""#, c]),
+            "",
+            "not a part of a name"
+        );
+    }
 }
