@@ -12,7 +12,9 @@ log=$(mktemp -t uidriver-demo-deps.XXXXXX)
 ./scripts/install-deps.sh --demo >"$log" 2>&1 &
 deps=$!
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
-if ! cargo build --release --locked -p uidriver >&2; then
+# Without the default `tasks` feature: the demo and MCP need no task suite, and its OSWorld
+# fetcher (reqwest, rustls, ring) is a share of a fresh machine's build (issue 24 item 9).
+if ! cargo build --release --locked -p uidriver --no-default-features >&2; then
   wait "$deps" || true
   exit 1
 fi

@@ -12,6 +12,8 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-2}
 # One build from clean: incremental caches would only add gigabytes of disk.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo build --workspace --all-targets --locked
+# The lean binary scripts/demo.sh builds (no `tasks` feature) must still compile.
+cargo check -p uidriver --no-default-features --locked
 # OSWorld's own evaluators (crates/uidriver/tests/osworld.rs): the Python packages they import,
 # and OSWorld's code itself, unpacked from its PyPI release (run, never vendored).
 ./target/debug/uidriver tasks osworld-deps >/dev/null

@@ -40,7 +40,19 @@ pub enum Command {
     /// Start a sandbox with sample apps and walk through find → observe → search → inspect → act.
     Demo(DemoArgs),
     /// The task suite: real tasks in real apps, each in its own sandbox, judged by what it leaves.
+    #[cfg(feature = "tasks")]
     Tasks(TasksArgs),
+    // A build without the `tasks` feature (scripts/demo.sh's): hidden from the help, and
+    // `uidriver tasks …` says how to build the task suite instead of clap's "unrecognized
+    // subcommand".
+    /// Not in this build: `cargo build --release -p uidriver --features tasks` has the task suite.
+    #[cfg(not(feature = "tasks"))]
+    #[command(hide = true, disable_help_flag = true)]
+    Tasks {
+        /// Ignored.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Policy files: `uidriver policy check FILE` validates one and prints what it allows.
     Policy(PolicyArgs),
     /// Traces of MCP sessions: list them, view one as HTML, replay one's acts.
@@ -249,6 +261,7 @@ pub struct DemoArgs {
 }
 
 /// `uidriver tasks`.
+#[cfg(feature = "tasks")]
 #[derive(Debug, Args)]
 pub struct TasksArgs {
     /// list, show ID, run, merge, osworld-deps, or osworld-cache fetch.
@@ -287,6 +300,7 @@ pub struct TasksArgs {
 }
 
 /// What `uidriver tasks` does.
+#[cfg(feature = "tasks")]
 #[derive(Debug, Subcommand)]
 pub enum TasksAction {
     /// List the tasks.
@@ -353,6 +367,7 @@ pub enum TasksAction {
 }
 
 /// What `uidriver tasks osworld-cache` does.
+#[cfg(feature = "tasks")]
 #[derive(Debug, Subcommand)]
 pub enum OsworldCacheAction {
     /// Download every file the OSWorld tasks under DIR need (their `download` steps and

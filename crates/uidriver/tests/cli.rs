@@ -382,3 +382,34 @@ fn policy_check_and_call_under_a_policy_follow_the_exit_codes() {
     let stopped = run(&s, &["daemon", "stop", "--socket", sock], 30);
     assert!(stopped.status.success(), "{}", text(&stopped));
 }
+
+/// Issue 24 item 9: `uidriver tasks` is in the help exactly when the binary has the task suite
+/// (the `tasks` feature, on by default); a build without it (scripts/demo.sh's) answers
+/// `uidriver tasks …` with how to build it and exit 2, not clap's unknown subcommand.
+#[test]
+fn the_tasks_subcommand_follows_the_tasks_feature() {
+    let s = Scratch::new("tasks_feature");
+    let help = run(&s, &["--help"], 30);
+    assert!(help.status.success(), "{}", text(&help));
+    let listed = String::from_utf8_lossy(&help.stdout)
+        .lines()
+        .any(|l| l.trim_start().starts_with("tasks "));
+    let tasks = run(&s, &["tasks", "--help"], 30);
+    if cfg!(feature = "tasks") {
+        assert!(listed, "tasks missing from the help: {}", text(&help));
+        assert!(tasks.status.success(), "{}", text(&tasks));
+        assert!(text(&tasks).contains("osworld-cache"), "{}", text(&tasks));
+    } else {
+        assert!(
+            !listed,
+            "tasks in the help of a build without it: {}",
+            text(&help)
+        );
+        assert_eq!(tasks.status.code(), Some(2), "{}", text(&tasks));
+        assert!(
+            text(&tasks).contains("cargo build --release -p uidriver --features tasks"),
+            "{}",
+            text(&tasks)
+        );
+    }
+}

@@ -7,6 +7,7 @@ mod doctor;
 mod mcp;
 mod policy;
 mod sandbox;
+#[cfg(feature = "tasks")]
 mod tasks;
 mod tools;
 mod trace;
@@ -26,6 +27,7 @@ pub mod exit {
     /// The daemon or environment is unavailable.
     pub const UNAVAILABLE: u8 = 3;
     /// Stopped by SIGINT or SIGTERM (`tasks run`: after stopping what it started).
+    #[cfg(feature = "tasks")]
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -45,7 +47,17 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a).await,
         Command::Doctor => doctor::run().await,
         Command::Demo(a) => demo::run(a).await,
+        #[cfg(feature = "tasks")]
         Command::Tasks(a) => tasks::run(a).await,
+        #[cfg(not(feature = "tasks"))]
+        Command::Tasks { .. } => {
+            eprintln!(
+                "uidriver: `uidriver tasks` is not in this build (built without the `tasks` \
+                 feature, as scripts/demo.sh builds it); build the task suite with \
+                 `cargo build --release -p uidriver --features tasks`"
+            );
+            exit::USAGE
+        }
         Command::Policy(a) => policy::run(a),
         Command::Trace(a) => trace::run(a).await,
     };
