@@ -351,10 +351,10 @@ mod tests {
         assert_eq!(*cells.last().unwrap(), (30, 14));
         assert!(w
             .describe("Sheet Sheet1", 465, true)
-            .starts_with("table \"Sheet Sheet1\": rows 1–31 of 1048576 and columns 1–15 of 16384"));
+            .starts_with("table \"Sheet Sheet1\": rows 1–31 of 1048576, columns 1–15 of 16384 on screen (465 read)"));
         assert!(w
             .describe("Sheet Sheet1", 465, true)
-            .ends_with("by its address (\"C200\")"));
+            .ends_with("by address (\"C200\")"));
         assert!(w
             .describe("Files", 465, false)
             .ends_with("scroll the table to bring the others on screen"));
