@@ -961,6 +961,15 @@ impl Backend for LinuxBackend {
         Ok(())
     }
 
+    async fn settle_after_act(&self, root: &RootInfo, deadline: Deadline) -> Option<bool> {
+        // The act just ran on this root: its target and attachment are known.
+        let bus = lock(&self.inner.targets)
+            .get(&root.key)
+            .and_then(|t| t.app.as_ref().map(|a| a.bus.clone()))?;
+        let att = self.attached(deadline).await.ok()?;
+        act::settle_deferred(&att.events, &bus).await
+    }
+
     /// Politely, through the window manager (`x11/ewmh.rs`, `request_close`); never a kill.
     async fn close_root(&self, root: &RootInfo, deadline: Deadline) -> Result<()> {
         let x = self

@@ -96,6 +96,11 @@ pub struct ActRequest<'a> {
     /// The call checks an `expect` after the steps, so a step whose effect shows nowhere may
     /// end sooner (still `unknown`: the expect decides).
     pub expect_follows: bool,
+    /// The caller looks at the successor right after the steps and then calls
+    /// [`Backend::settle_after_act`]: a last step whose effect was read back may end without
+    /// waiting out the rest of the app's reaction, which that call waits out instead, beside
+    /// the caller's look.
+    pub defer_settle: bool,
 }
 
 /// One environment check of `uidriver doctor`.
@@ -253,6 +258,17 @@ pub trait Backend: Send + Sync + 'static {
         let _ = root;
         tokio::time::sleep(deadline.remaining().min(Duration::from_millis(200))).await;
         Ok(())
+    }
+
+    /// After an act with [`ActRequest::defer_settle`]: waits out the rest of the app's reaction
+    /// to the last step, when the backend left it to this call. `Some(true)`: the app stayed
+    /// quiet from the moment the effect was read back through the backend's quiet window, so a
+    /// look taken since that moment stands. `Some(false)`: the app went on changing; it is quiet
+    /// now (or the wait's cap passed), and a look taken meanwhile must be taken again. `None`:
+    /// nothing was left to this call.
+    async fn settle_after_act(&self, root: &RootInfo, deadline: Deadline) -> Option<bool> {
+        let _ = (root, deadline);
+        None
     }
 
     /// Asks a root to close the way its user would: a page through its browser, a window

@@ -130,6 +130,7 @@ fn dialogs_are_roots_answered_by_press_and_text() {
                 headless: true,
                 input: &lock,
                 expect_follows: false,
+                defer_settle: false,
             };
             let gone = env.backend.act(req, deadline()).await.unwrap_err();
             assert_eq!(gone.code, ErrorCode::TargetClosed);

@@ -267,6 +267,7 @@ impl Env {
             headless: true,
             input: &lock,
             expect_follows: false,
+            defer_settle: false,
         };
         self.backend.act(req, deadline()).await.expect("act")
     }

@@ -47,6 +47,8 @@ mod text_mark;
 mod value;
 mod verify;
 
+pub(crate) use verify::settle_deferred;
+
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -91,6 +93,12 @@ pub(crate) struct Ctx<'a> {
     pub(crate) expect_follows: bool,
     /// When the batch began: only its own steps' reactions are waited out before a step.
     started: std::time::Instant,
+    /// The caller waits out the last step's aftermath beside its look
+    /// (`ActRequest::defer_settle`; see [`verify::Watch::settle`]).
+    defer_settle: bool,
+    /// The index of the batch's last step, and of the step running now.
+    last_step: usize,
+    current_step: std::sync::atomic::AtomicUsize,
 }
 
 /// Runs the steps of `req` through the shared runner ([`run_batch`]), this module performing
@@ -104,6 +112,8 @@ pub(crate) async fn run(
     let caller = att
         .bus
         .caller(deadline, backend.inner.config.call_timeout, IN_FLIGHT);
+    // Deferred only where `settle_after_act` finds the same app: the root's target's.
+    let defer_settle = req.defer_settle && target.app.is_some();
     let mut ctx = Ctx {
         backend,
         att,
@@ -115,6 +125,9 @@ pub(crate) async fn run(
         deadline,
         expect_follows: req.expect_follows,
         started: std::time::Instant::now(),
+        defer_settle,
+        last_step: req.steps.len().saturating_sub(1),
+        current_step: std::sync::atomic::AtomicUsize::new(0),
         opened: AtomicBool::new(false),
         known: req
             .state
@@ -134,6 +147,7 @@ pub(crate) async fn run(
 impl StepDriver for Ctx<'_> {
     /// One step; keys into a region with no accessible content are also checked by its pixels.
     async fn perform(&self, r: &mut StepReport, step: &Step) {
+        self.current_step.store(r.index, Ordering::Relaxed);
         let region = pixels::before(self, step).await;
         self.perform_step(r, step).await;
         if let Some(before) = region {
@@ -424,6 +438,11 @@ impl<'a> Ctx<'a> {
         )
         .await
         .ignoring(&self.churn)
+        .deferring(
+            self.defer_settle
+                && self.current_step.load(Ordering::Relaxed) == self.last_step
+                && self.target.app.as_ref().is_some_and(|a| a.bus == bus),
+        )
     }
 
     /// The root's X11 window, when it has one.

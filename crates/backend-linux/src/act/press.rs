@@ -377,7 +377,9 @@ pub(crate) async fn observe_effect(
         seen = check().await;
         at = w.started.elapsed();
     } else if seen.is_some() {
-        w.quiet_for(verify::AFTERMATH, QUIET * 3).await;
+        // A click's landing is rechecked by the events that follow: its step waits them out.
+        let click = matches!(how, Reached::Click { .. });
+        w.aftermath(QUIET * 3, !click).await;
     } else {
         w.quiet(QUIET * 3).await;
     }

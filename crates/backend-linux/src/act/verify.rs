@@ -48,6 +48,31 @@ pub(crate) const QUIET: Duration = Duration::from_millis(25);
 /// a few milliseconds of it; later effects are the successor look's and `expect`'s to see.
 pub(crate) const AFTERMATH: Duration = Duration::from_millis(3);
 
+/// What the caller of an act whose last step deferred its aftermath ([`Watch::settle`]) waits
+/// for, beside its look: until [`AFTERMATH`] after the effect was read back. `Some(true)` when
+/// the app sent nothing since; else the rest of the burst waited out (quiet for [`AFTERMATH`],
+/// at most [`QUIET`]), accounted to the act, and `Some(false)`. `None`: nothing deferred.
+pub(crate) async fn settle_deferred(events: &Events, bus: &str) -> Option<bool> {
+    let confirmed = events.take_deferred(bus)?;
+    super::precise::sleep_until(confirmed + AFTERMATH).await;
+    if !events.active_since(bus, confirmed) {
+        return Some(true);
+    }
+    let cap = Instant::now() + QUIET;
+    loop {
+        let quiet_from = events
+            .last_change(bus)
+            .map_or(confirmed, |t| t.max(confirmed));
+        let until = (quiet_from + AFTERMATH).min(cap);
+        if Instant::now() >= until {
+            break;
+        }
+        super::precise::sleep_until(until).await;
+    }
+    events.account(bus);
+    Some(false)
+}
+
 /// How many objects named by focus events a watch remembers.
 const FOCUS_OBJECTS: usize = 8;
 /// Before sending, the app must have been quiet (no events our steps did not cause) this long,
@@ -218,6 +243,9 @@ pub(crate) struct Watch<'a> {
     pub new_objects: bool,
     /// The app announced a new top-level window during this step.
     pub new_window: bool,
+    /// The batch's last step, whose caller waits out its aftermath beside its successor look
+    /// ([`Watch::settle`]).
+    defer: bool,
 }
 
 impl<'a> Watch<'a> {
@@ -269,7 +297,14 @@ impl<'a> Watch<'a> {
             churned: 0,
             new_objects: false,
             new_window: false,
+            defer: false,
         }
+    }
+
+    /// The step is the batch's last and its caller settles after it (`defer_settle`).
+    pub(crate) fn deferring(mut self, defer: bool) -> Self {
+        self.defer = defer;
+        self
     }
 
     /// Events from `churn`'s objects stop counting as the app's reaction (their content
@@ -383,9 +418,28 @@ impl<'a> Watch<'a> {
     /// The end of a step whose effect was (`confirmed`) or was not read back: the rest of the
     /// burst, [`AFTERMATH`] of quiet after a confirmed effect, else [`QUIET`]; at most
     /// [`QUIET`] either way.
+    ///
+    /// The last step of a batch whose caller looks at the successor at once and then settles
+    /// (`ActRequest::defer_settle`) leaves a confirmed effect's aftermath to that call
+    /// ([`settle_deferred`]), which waits it out beside the look: the step's evidence is its
+    /// read-back either way, and the look stands only if the app stayed quiet.
     pub(crate) async fn settle(&mut self, confirmed: bool) {
-        let window = if confirmed { AFTERMATH } else { QUIET };
-        self.quiet_for(window, QUIET).await;
+        if confirmed {
+            self.aftermath(QUIET, true).await;
+        } else {
+            self.quiet_for(QUIET, QUIET).await;
+        }
+    }
+
+    /// The rest of a read-back effect's burst: [`AFTERMATH`] of quiet (at most `cap`), or, for
+    /// the batch's last step whose caller settles after it (and `may_defer`: the step judges
+    /// nothing by the events still to come), noted for [`settle_deferred`] instead.
+    pub(crate) async fn aftermath(&mut self, cap: Duration, may_defer: bool) {
+        if may_defer && self.defer && !self.busy && !self.new_window {
+            self.events.defer_settle(&self.bus, Instant::now());
+            return;
+        }
+        self.quiet_for(AFTERMATH, cap).await;
     }
 
     /// Returns once the app was quiet for `window` (or `cap`).
@@ -486,6 +540,44 @@ impl Drop for Watch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_deferred_aftermath_stands_when_the_app_stayed_quiet() {
+        let events = Events::detached();
+        assert_eq!(
+            settle_deferred(&events, ":1.5").await,
+            None,
+            "nothing deferred"
+        );
+        let t0 = Instant::now();
+        events.defer_settle(":1.5", t0);
+        assert_eq!(settle_deferred(&events, ":1.5").await, Some(true));
+        assert!(t0.elapsed() >= AFTERMATH, "waited out the quiet window");
+        assert_eq!(settle_deferred(&events, ":1.5").await, None, "taken once");
+    }
+
+    #[tokio::test]
+    async fn a_deferred_aftermath_with_a_later_change_waits_for_quiet_and_accounts_it() {
+        let events = Events::detached();
+        let t0 = Instant::now();
+        events.defer_settle(":1.5", t0);
+        events.note_change(":1.5");
+        let changed = Instant::now();
+        assert!(events.busy_since(":1.5", t0), "an unexplained change");
+        assert_eq!(settle_deferred(&events, ":1.5").await, Some(false));
+        assert!(
+            changed.elapsed() >= AFTERMATH,
+            "quiet for the window after the change"
+        );
+        assert!(
+            !events.busy_since(":1.5", t0),
+            "the change is the act's now"
+        );
+        // Another app's changes are not this one's.
+        events.defer_settle(":1.5", Instant::now());
+        events.note_change(":1.9");
+        assert_eq!(settle_deferred(&events, ":1.5").await, Some(true));
+    }
 
     fn reading(bits: &[u32], name: &str) -> Reading {
         Reading {

@@ -57,6 +57,9 @@ pub(crate) struct Event {
 struct Activity {
     last_change: Option<Instant>,
     accounted: Option<Instant>,
+    /// When an act's last step read its effect back and left the rest of its aftermath to its
+    /// caller (`act::verify::settle_deferred`).
+    deferred: Option<Instant>,
 }
 
 /// The event fan-out. Dropping it stops the reader task (whose match-rule streams would
@@ -187,6 +190,43 @@ impl Events {
     pub(crate) fn account(&self, bus: &str) {
         let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
         a.entry(Arc::from(bus)).or_default().accounted = Some(Instant::now());
+    }
+
+    /// An event fan-out with no bus behind it, whose changes a test notes itself
+    /// ([`Events::note_change`]).
+    #[cfg(test)]
+    pub(crate) fn detached() -> Events {
+        let (tx, _) = broadcast::channel(DEPTH);
+        Events {
+            tx,
+            reader: tokio::spawn(async {}),
+            activity: Arc::default(),
+        }
+    }
+
+    /// Notes a reaction event of `bus` now, as the reader does.
+    #[cfg(test)]
+    pub(crate) fn note_change(&self, bus: &str) {
+        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.entry(Arc::from(bus)).or_default().last_change = Some(Instant::now());
+    }
+
+    /// When `bus` last sent a reaction event.
+    pub(crate) fn last_change(&self, bus: &str) -> Option<Instant> {
+        let a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.get(bus).and_then(|a| a.last_change)
+    }
+
+    /// Notes that an act's last step left its aftermath (from `at`) to its caller.
+    pub(crate) fn defer_settle(&self, bus: &str, at: Instant) {
+        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.entry(Arc::from(bus)).or_default().deferred = Some(at);
+    }
+
+    /// Takes what [`Events::defer_settle`] noted.
+    pub(crate) fn take_deferred(&self, bus: &str) -> Option<Instant> {
+        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        a.get_mut(bus).and_then(|a| a.deferred.take())
     }
 
     /// Forgets an application that left the bus.

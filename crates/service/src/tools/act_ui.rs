@@ -12,7 +12,9 @@
 //!    at the first that did not work; typing whose effect could not be read goes on); the
 //!    epoch is bumped if anything may have been delivered.
 //! 5. `after`: the postcondition watched (also after an `unknown` step) or a brief settle, the
-//!    successor observed, the roots compared; the lane left; the downloads the steps started.
+//!    successor observed (beside the backend's wait for the rest of the last step's reaction,
+//!    `settle_after_act`; looked at again when the app did not stay quiet), the roots compared;
+//!    the lane left; the downloads the steps started.
 //! 6. `render`: steps, downloads, expect verdict, root changes and the diff (or the full view
 //!    when a diff would mislead).
 
@@ -285,6 +287,7 @@ impl ActCall {
                 headless: self.headless,
                 input: &svc.input,
                 expect_follows: self.expect.is_some(),
+                defer_settle: true,
             },
             self.deadline,
         );
@@ -496,8 +499,11 @@ async fn successor(
         now: None,
     };
     let checked = call.expect.as_ref().filter(|_| sent.checks_expect(nsteps));
+    // The rest of the last step's reaction, when the backend left it to us (`defer_settle`).
+    let settle = call.backend.settle_after_act(&call.info, call.deadline);
     let (state, closed, verdict) = match checked {
         Some(e) => {
+            settle.await;
             let out = watch(&mut w, e, call.deadline.cap(e.timeout()), EXPECT_RECHECK).await;
             match out.end {
                 End::Held(s) if preexisting == Some(true) => {
@@ -509,10 +515,19 @@ async fn successor(
                 End::Failed(e) => return Err(e),
             }
         }
-        None => match w.look(None).await? {
-            Sighting::Seen(s) => (Some(s), false, None),
-            Sighting::Closed(_) => (None, true, None),
-        },
+        None => {
+            // Looked at while the app's last reaction is waited out: the look stands when the
+            // app stayed quiet, else it is taken again, now that the app is quiet.
+            let (seen, settled) = tokio::join!(w.look(None), settle);
+            let seen = match settled {
+                Some(false) => w.look(None).await?,
+                _ => seen?,
+            };
+            match seen {
+                Sighting::Seen(s) => (Some(s), false, None),
+                Sighting::Closed(_) => (None, true, None),
+            }
+        }
     };
     Ok(Seen {
         state,
