@@ -1327,18 +1327,18 @@ async fn menu_item(svc: &Service, root: &str, text: &str) -> (String, String) {
     (v["stateId"].as_str().expect("stateId").to_string(), r(m))
 }
 
+/// Presses the menu item `text` of `root`, found on a fresh look (hidden items included).
+async fn press_menu_item(svc: &Service, root: &str, text: &str) -> ToolResult {
+    let (s, item) = menu_item(svc, root, text).await;
+    let press = json!([{ "action": "press", "ref": item }]);
+    act(svc, &s, press, json!({})).await
+}
+
 /// Presses menu items by path in `root` (each a closed menu's item), then checks that no
 /// item's menu was left open.
 async fn press_menu_items(svc: &Service, root: &str, pid: u32, items: &[&str]) {
     for item in items {
-        let (s, item_ref) = menu_item(svc, root, item).await;
-        let res = act(
-            svc,
-            &s,
-            json!([{ "action": "press", "ref": item_ref }]),
-            json!({}),
-        )
-        .await;
+        let res = press_menu_item(svc, root, item).await;
         assert_running(pid, &format!("pressing {item:?}"));
         assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
         assert!(res.text.contains("after opening"), "{}", res.text);
@@ -2734,14 +2734,7 @@ fn set_text_on_a_qt5_spin_box_sets_its_value() {
             let d = Desk::start(&t).await;
             let (app, root, dir) = featherpad_with_notes(&d).await;
             let svc = &d.svc;
-            let (s, item) = menu_item(svc, &root, "Preferences").await;
-            let res = act(
-                svc,
-                &s,
-                json!([{ "action": "press", "ref": item }]),
-                json!({}),
-            )
-            .await;
+            let res = press_menu_item(svc, &root, "Preferences").await;
             assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
             let prefs = root_of(svc, app.pid, "Preferences").await;
             let spin_query = json!({ "role": "spin-button" });
@@ -3734,14 +3727,7 @@ fn gtk2_gimp_items_of_open_and_closed_menus_are_pressed() {
                 ("Scale Image...", "Scale Image"),
                 ("Export As...", "Export Image"),
             ] {
-                let (s, item_ref) = menu_item(svc, &root, item).await;
-                let res = act(
-                    svc,
-                    &s,
-                    json!([{ "action": "press", "ref": item_ref }]),
-                    json!({}),
-                )
-                .await;
+                let res = press_menu_item(svc, &root, item).await;
                 assert_running(app.pid, &format!("pressing {item:?}"));
                 assert!(res.text.contains("after opening"), "{}", res.text);
                 assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
@@ -3757,14 +3743,7 @@ fn gtk2_gimp_items_of_open_and_closed_menus_are_pressed() {
                 close(title).await;
             }
             // A menu opened before keeps its items' last place: pressed all the same.
-            let (s, item_ref) = menu_item(svc, &root, "Scale Image...").await;
-            let res = act(
-                svc,
-                &s,
-                json!([{ "action": "press", "ref": item_ref }]),
-                json!({}),
-            )
-            .await;
+            let res = press_menu_item(svc, &root, "Scale Image...").await;
             assert_ne!(step_outcomes(&res), ["didnt"], "{}", res.text);
             assert!(
                 x_window_is(&d, "Scale Image", true, 15).await,
