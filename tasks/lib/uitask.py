@@ -91,7 +91,14 @@ class UI:
         """A new state of a root (given, or the first one matching the filters)."""
         if root is None:
             root = await self.root(timeout=timeout, **filters)
-        return await self.call("observe_ui", {"root": root, "mode": "semantic", "maxLines": 60})
+        look = {"root": root, "mode": "semantic", "maxLines": 60}
+        try:
+            return await self.call("observe_ui", look)
+        except ToolError as e:
+            if e.code != "app_unresponsive":
+                raise
+            # As the error's hint says: a look with a longer budget waits for a busy app.
+            return await self.call("observe_ui", {**look, "timeoutMs": 20000})
 
     async def search(self, state, **query):
         """search_ui in a state: a list of matches (ref, role, name, value, states)."""

@@ -21,7 +21,7 @@ use crate::downloads;
 use crate::error::CdpError;
 use crate::extract::{self, parse_handle};
 use crate::launch::LaunchOptions;
-use crate::page::Page;
+use crate::page::{Page, AFTER_DIALOG, AFTER_INPUT};
 use crate::protocol::CreateTarget;
 use crate::roots::{self, parse_key, BACKEND};
 use crate::storage;
@@ -227,8 +227,12 @@ impl Backend for CdpBackend {
 
     async fn act(&self, req: ActRequest<'_>, deadline: Deadline) -> Result<Vec<StepReport>> {
         let (browser, page) = self.page(req.root, deadline).await?;
+        // A navigation the steps start is waited for, so the successor shows where they led.
+        let navigation = page.watch_navigation();
         if dialog::wants(&page, &req) {
-            return dialog::act(&page, &req, deadline).await;
+            let reports = dialog::act(&page, &req, deadline).await?;
+            navigation.settle(AFTER_DIALOG, deadline).await;
+            return Ok(reports);
         }
         // The pages before the steps, so a page they open is waited for until it loaded: the
         // caller's listing right after then shows it with its title.
@@ -237,6 +241,7 @@ impl Backend for CdpBackend {
         let downloads_before = browser.downloads.as_ref().map(|d| d.last());
         let requests_before = page.log().map(|l| l.mark()).unwrap_or(0);
         let reports = crate::act::run(&page, browser.headless, &req, deadline).await?;
+        navigation.settle(AFTER_INPUT, deadline).await;
         openings.settle(&browser, &page, deadline).await;
         if let (Some(d), Some(before)) = (&browser.downloads, downloads_before) {
             downloads::after_act(d, page.log(), before, requests_before, deadline).await;

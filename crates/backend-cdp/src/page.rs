@@ -5,6 +5,9 @@
 //! Turning the walker's output into a snapshot is `extract.rs`; actions are `act.rs`.
 
 mod frames;
+mod navigation;
+
+pub(crate) use navigation::{AFTER_DIALOG, AFTER_INPUT};
 
 pub(crate) use frames::{FrameDoc, MAX_FRAME_DEPTH};
 

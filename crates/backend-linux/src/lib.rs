@@ -45,6 +45,7 @@ mod atspi;
 mod clipboard;
 mod details;
 pub mod doctor;
+mod embedded_text;
 mod error;
 mod frames;
 #[doc(hidden)]
@@ -667,132 +668,6 @@ impl LinuxBackend {
     }
 }
 
-/// The character Gecko and Chromium put in a text where a child element sits (a paragraph in a
-/// body, a link in a paragraph).
-const EMBED_MARK: char = '\u{fffc}';
-/// Most characters the embedded children of one `read_text` add.
-const EMBED_CAP: usize = 20_000;
-/// How deep marks inside embedded children are expanded.
-const EMBED_DEPTH: usize = 4;
-
-/// `t` (characters from `s` of `o`'s text) with each U+FFFC mark replaced by the text of the
-/// child it stands for, that child's own marks expanded in turn (`depth` levels, at most
-/// `budget` characters added): `Hypertext` says which child a mark is, else the children in
-/// order (the k-th mark of the text is the k-th child). A block child (a paragraph, a heading,
-/// a list) is put on a line of its own; a child without text gives its name. Also where each
-/// character of `t` went (one more entry: the end).
-fn expand_embeds<'a>(
-    c: &'a atspi::connection::Caller,
-    o: &'a Obj,
-    t: String,
-    s: u32,
-    depth: usize,
-    budget: &'a mut usize,
-) -> futures_util::future::BoxFuture<'a, (String, Vec<u32>)> {
-    use futures_util::FutureExt;
-    async move {
-        let mut out = String::new();
-        let mut n_out: u32 = 0;
-        let mut at = Vec::with_capacity(t.chars().count() + 1);
-        let mut pending_break = false;
-        // The children-in-order fallback: the children, and the marks before `s`.
-        let mut by_order: Option<(Vec<Obj>, usize)> = None;
-        let mut marks_seen = 0usize;
-        let push = |out: &mut String, n_out: &mut u32, ch: char| {
-            out.push(ch);
-            *n_out += 1;
-        };
-        for (i, ch) in t.chars().enumerate() {
-            if ch != EMBED_MARK || *budget == 0 {
-                if pending_break && ch != '\n' {
-                    push(&mut out, &mut n_out, '\n');
-                }
-                pending_break = false;
-                at.push(n_out);
-                push(&mut out, &mut n_out, ch);
-                continue;
-            }
-            let offset = s as i32 + i as i32;
-            let mut child = text::embedded_at(c, o, offset).await;
-            if child.is_none() {
-                if by_order.is_none() {
-                    let kids = atspi::accessible::children(c, o).await.unwrap_or_default();
-                    let before = match s {
-                        0 => 0,
-                        n if n <= 100_000 => text::text(c, o, 0, n as i32)
-                            .await
-                            .map(|p| p.chars().filter(|x| *x == EMBED_MARK).count())
-                            .unwrap_or(usize::MAX),
-                        _ => usize::MAX,
-                    };
-                    by_order = Some((kids, before));
-                }
-                if let Some((kids, before)) = &by_order {
-                    child = before
-                        .checked_add(marks_seen)
-                        .and_then(|k| kids.get(k))
-                        .cloned();
-                }
-            }
-            marks_seen += 1;
-            let Some(child) = child else {
-                at.push(n_out);
-                push(&mut out, &mut n_out, ch);
-                continue;
-            };
-            let (role, ifaces) = tokio::join!(
-                atspi::accessible::role(c, &child),
-                atspi::accessible::interfaces(c, &child)
-            );
-            let block = !matches!(
-                mapping::map_role(role.unwrap_or(0)).1,
-                uidriver_core::Role::Link
-                    | uidriver_core::Role::Image
-                    | uidriver_core::Role::Label
-                    | uidriver_core::Role::Text
-                    | uidriver_core::Role::PasswordText
-                    | uidriver_core::Role::Button
-                    | uidriver_core::Role::ToggleButton
-                    | uidriver_core::Role::CheckBox
-                    | uidriver_core::Role::RadioButton
-                    | uidriver_core::Role::ComboBox
-            );
-            let has_text = ifaces.is_ok_and(|i| i.has(atspi::Ifaces::TEXT));
-            let inner = if has_text {
-                let n = text::character_count(c, &child).await.unwrap_or(0).max(0);
-                let n = n.min(i32::try_from(*budget).unwrap_or(i32::MAX));
-                let got = if n > 0 {
-                    text::text(c, &child, 0, n).await.unwrap_or_default()
-                } else {
-                    String::new()
-                };
-                let got = text::take_chars(&got, n as usize).to_string();
-                *budget = budget.saturating_sub(got.chars().count());
-                if depth > 1 && got.contains(EMBED_MARK) {
-                    expand_embeds(c, &child, got, 0, depth - 1, budget).await.0
-                } else {
-                    got
-                }
-            } else {
-                let name = atspi::accessible::name(c, &child).await.unwrap_or_default();
-                *budget = budget.saturating_sub(name.chars().count());
-                name
-            };
-            if block && !out.is_empty() && !out.ends_with('\n') {
-                push(&mut out, &mut n_out, '\n');
-            }
-            at.push(n_out);
-            for x in inner.chars().filter(|x| *x != EMBED_MARK) {
-                push(&mut out, &mut n_out, x);
-            }
-            pending_break = block;
-        }
-        at.push(n_out);
-        (out, at)
-    }
-    .boxed()
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -921,9 +796,8 @@ impl Backend for LinuxBackend {
         let t = text::take_chars(&t, (e - s) as usize).to_string();
         let got = t.chars().count() as u32;
         let mut styles = text_styles::read(&c, &obj, s, s + got).await;
-        let t = if t.contains(EMBED_MARK) {
-            let mut budget = EMBED_CAP;
-            let (out, at) = expand_embeds(&c, &obj, t, s, EMBED_DEPTH, &mut budget).await;
+        let t = if t.contains(embedded_text::MARK) {
+            let (out, at) = embedded_text::expand(&c, &obj, t, s).await?;
             // Runs count characters of the text as returned: shifted past what marks became.
             for run in &mut styles {
                 let place = |o: u32| s + at[(o.saturating_sub(s) as usize).min(at.len() - 1)];

@@ -44,7 +44,9 @@ mod table;
 mod tree;
 
 mod gtk2;
-use gtk4::{gtk4_showing, judges_gtk4_screen, unshow_gtk4_boxes, unshow_gtk4_covered};
+use gtk4::{
+    gtk4_showing, judges_gtk4_screen, unshow_gtk4_boxes, unshow_gtk4_covered, unshow_gtk4_slivers,
+};
 use tree::{add_children, assemble, reorder, scrolled_away, Reordered};
 
 /// Nodes planned between two sends of the calls planned so far.
@@ -259,6 +261,7 @@ pub(crate) async fn observe(
     if scope.toolkit == Toolkit::Gtk4 {
         unshow_gtk4_boxes(&mut walk.nodes);
         unshow_gtk4_covered(&env.c, &mut walk.nodes, scope.origin).await;
+        unshow_gtk4_slivers(&env.c, &mut walk.nodes, scope.origin).await;
     }
     if scope.toolkit == Toolkit::Gtk2 && !scope.popups.is_empty() {
         let lent = gtk2::show_open_menu_items(&env.c, &mut walk.nodes, &scope.popups).await;

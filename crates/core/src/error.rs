@@ -146,7 +146,7 @@ impl ErrorCode {
                 "app_unresponsive",
                 "The application did not answer accessibility calls in time (it may be busy or stopped).",
                 "Retry later; other applications are not affected.",
-                "Wait, or check whether the application is frozen.",
+                "Look again in a moment (observe_ui with timeoutMs above 8000 waits for a busy app), or check whether the application is frozen.",
             ),
             ErrorCode::NotSupported => (
                 "not_supported",

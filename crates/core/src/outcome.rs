@@ -84,6 +84,15 @@ macro_rules! none_by_default {
 }
 none_by_default!(GroundingMethod, DeliveryMethod, VerificationMethod);
 
+impl DeliveryMethod {
+    /// Whether the step went through the machine's own input (the real pointer or keyboard, as
+    /// XTEST or a compositor's virtual devices), which can move focus and the pointer, rather
+    /// than through the element or the page.
+    pub fn is_desktop_input(self) -> bool {
+        matches!(self, DeliveryMethod::Xtest | DeliveryMethod::VirtualInput)
+    }
+}
+
 /// The verdict on one step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

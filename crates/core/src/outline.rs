@@ -45,7 +45,7 @@ pub struct Outline {
     pub text: String,
     /// Node lines written.
     pub lines: usize,
-    /// Nodes written as folded (their children not shown).
+    /// Nodes written as folded (children that show left out; not those with hidden ones only).
     pub folded: usize,
 }
 
@@ -567,7 +567,12 @@ pub fn render_outline(state: &State, from: usize, opts: &OutlineOptions) -> Outl
                 let (kids, hidden) = display_children(state, i, opts.show_hidden);
                 if !kids.is_empty() || hidden > 0 {
                     let _ = write!(out.text, " ▸ {}", fold_summary(state, &kids, hidden));
-                    out.folded += 1;
+                    // Only children that show count as folded: hidden ones (`▸ 2 hidden`, a
+                    // closed combo box's options) are said on the line and left out of any
+                    // outline unless `includeHidden` asks.
+                    if !kids.is_empty() {
+                        out.folded += 1;
+                    }
                 }
                 out.text.push('\n');
                 out.lines += 1;
@@ -889,6 +894,27 @@ mod tests {
             .map(|(i, d)| format!("{} {d}", s.ref_of(*i)))
             .collect();
         assert_eq!(lines, want, "{}", out.text);
+    }
+
+    #[test]
+    fn hidden_children_are_said_on_their_line_and_not_counted_as_folded() {
+        let mut nodes = tree(&[
+            (Role::Document, "Order", None),
+            (Role::ComboBox, "Plan", Some(0)),
+            (Role::ListItem, "Basic", Some(1)),
+            (Role::ListItem, "Pro", Some(1)),
+        ]);
+        for n in &mut nodes[2..] {
+            n.states = Evidence::Known(crate::StateSet::default().with(StateFlag::Hidden));
+        }
+        let s = crate::store::tests::state_of(nodes);
+        let out = render_outline(&s, 0, &OutlineOptions::default());
+        assert!(
+            out.text.contains("combo-box \"Plan\" ▸ 2 hidden"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.folded, 0, "{}", out.text);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! socket), `home/` (private `HOME` and XDG base dirs) and, on Wayland, `sway.config`.
 
 mod answers;
+mod app_window;
 mod config;
 mod dbus;
 mod error;

@@ -4,7 +4,6 @@
 //! it, waits for their windows on the AT-SPI registry (and on Wayland in sway's tree), and stops
 //! exactly what it started.
 
-use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -16,6 +15,7 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use crate::answers::log_tail;
+use crate::app_window;
 use crate::manifest::{Manifest, ProcessRecord, MANIFEST_FILE, MANIFEST_FORMAT};
 use crate::stop::{self, StopReport};
 use crate::{dbus, kwin, procfs, roles, wayland, x11, DisplayServer, SandboxConfig, SandboxError};
@@ -312,7 +312,9 @@ impl Sandbox {
     /// Waits until an application whose a11y-bus connection belongs to `pid` (or to a
     /// descendant / session member of it) is a child of the AT-SPI registry root and has a child
     /// (a window) with `STATE_SHOWING`; on Wayland also until that process has a window in the
-    /// compositor's tree (mapped, so it can be captured and given input).
+    /// compositor's tree (mapped, so it can be captured and given input); and until its
+    /// accessibility root answers promptly, so an app still loading a document is not handed
+    /// over busy.
     pub fn wait_for_app_window(
         &self,
         pid: u32,
@@ -333,7 +335,8 @@ impl Sandbox {
             let conn = dbus::connect(&addr).await?;
             let mut detail = String::from("no matching application on the AT-SPI registry");
             // Bound the whole wait, including D-Bus calls to an app that stopped answering.
-            let search = find_app_window(&conn, compositor, pid, t0, timeout, &mut detail);
+            let search =
+                app_window::find_app_window(&conn, compositor, pid, t0, timeout, &mut detail);
             match tokio::time::timeout(timeout + Duration::from_millis(500), search).await {
                 Ok(Ok(Some(w))) => Ok(w),
                 Ok(Err(e)) => Err(e),
@@ -1021,105 +1024,6 @@ impl Sandbox {
             }
         });
     }
-}
-
-/// The polling loop of [`Sandbox::wait_for_app_window`]: `Ok(None)` once `timeout` has passed.
-async fn find_app_window(
-    conn: &zbus::Connection,
-    compositor: Option<PathBuf>,
-    pid: u32,
-    t0: Instant,
-    timeout: Duration,
-    detail: &mut String,
-) -> Result<Option<AppWindow>, SandboxError> {
-    // Processes that count as "the app": pid, its descendants (accumulated, so children that
-    // outlive a forking launcher stay matched) and members of the session/group it leads.
-    let mut tracked: HashSet<u32> = HashSet::from([pid]);
-    let mut pid_of: HashMap<String, Option<u32>> = HashMap::new();
-    loop {
-        let table = procfs::table();
-        let snapshot: Vec<u32> = tracked.iter().copied().collect();
-        for t in snapshot {
-            tracked.extend(procfs::descendants(&table, t));
-        }
-        tracked.extend(
-            table
-                .iter()
-                .filter(|s| s.session == pid || s.pgrp == pid)
-                .map(|s| s.pid),
-        );
-        if !table
-            .iter()
-            .any(|s| tracked.contains(&s.pid) && s.is_alive())
-        {
-            return Err(SandboxError::AppExited { pid });
-        }
-        let apps = dbus::children(conn, dbus::REGISTRY_NAME, dbus::ROOT_PATH)
-            .await
-            .unwrap_or_default();
-        for (bus, path) in apps {
-            let app_pid = match pid_of.get(&bus) {
-                Some(p) => *p,
-                None => {
-                    let p = dbus::unix_pid(conn, &bus).await.ok();
-                    pid_of.insert(bus.clone(), p);
-                    p
-                }
-            };
-            let Some(app_pid) = app_pid else { continue };
-            if !(tracked.contains(&app_pid) || procfs::is_self_or_ancestor(pid, app_pid)) {
-                continue;
-            }
-            let windows = dbus::children(conn, &bus, path.as_str())
-                .await
-                .unwrap_or_default();
-            *detail = format!(
-                "registered as {bus} (pid {app_pid}) with {} top-level children, none showing",
-                windows.len()
-            );
-            for (wbus, wpath) in windows {
-                let states = dbus::state(conn, &wbus, wpath.as_str())
-                    .await
-                    .unwrap_or_default();
-                if !dbus::has_state(&states, dbus::STATE_SHOWING) {
-                    continue;
-                }
-                if let Some(ipc) = &compositor {
-                    if !mapped(ipc, app_pid, &tracked).await {
-                        *detail = format!(
-                            "showing on the AT-SPI registry as {bus} (pid {app_pid}), but no \
-                             window of it in sway's tree"
-                        );
-                        break;
-                    }
-                }
-                let waited = t0.elapsed();
-                debug!(pid, app_pid, %bus, ms = waited.as_millis() as u64, "app window showing");
-                return Ok(Some(AppWindow {
-                    bus_name: bus,
-                    pid: app_pid,
-                    window_path: wpath.to_string(),
-                    waited,
-                }));
-            }
-        }
-        if t0.elapsed() >= timeout {
-            return Ok(None);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Whether the compositor at `ipc` has a window of `app_pid` or of a process tracked as the app.
-async fn mapped(ipc: &Path, app_pid: u32, tracked: &HashSet<u32>) -> bool {
-    let ipc = ipc.to_path_buf();
-    // sway's IPC is a blocking socket call (well under a millisecond): off the runtime thread.
-    let pids = tokio::task::spawn_blocking(move || wayland::window_pids(&ipc))
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_default();
-    pids.iter().any(|p| *p == app_pid || tracked.contains(p))
 }
 
 /// Whether KWin owns its screenshot service (registered after `org.kde.KWin`) on the bus at

@@ -94,3 +94,62 @@ fn apps_answer_names_a_frozen_or_dead_app_with_its_log() {
         },
     );
 }
+
+/// A GTK 3 window that, once shown, is busy for 600 ms at a time with 80 ms breaks for four
+/// seconds (an app loading its document), then writes `settled` in its working directory.
+const BUSY_AFTER_SHOWING: &str = r#"
+import time, gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk, GLib
+end = None
+def busy():
+    global end
+    end = end or time.monotonic() + 4
+    time.sleep(0.6)
+    if time.monotonic() < end:
+        GLib.timeout_add(80, busy)
+    else:
+        open("settled", "w").close()
+    return False
+w = Gtk.Window(title="Loading")
+w.connect("map-event", lambda *a: GLib.timeout_add(80, busy) and False)
+w.connect("destroy", Gtk.main_quit)
+w.show_all()
+Gtk.main()
+"#;
+
+/// The setup of every task waits on `wait_for_app_window`, and an agent's first look gives a
+/// busy app 300 ms: an app whose window shows while it is still busy in spells is not handed
+/// over until it answers promptly, call after call.
+#[test]
+#[ignore = "live: starts Xvfb, D-Bus and AT-SPI; scripts/test.sh runs it"]
+fn an_app_busy_after_its_window_shows_is_awaited_until_it_answers_promptly() {
+    live_test(
+        "an_app_busy_after_its_window_shows_is_awaited_until_it_answers_promptly",
+        120,
+        |t| {
+            assert!(
+                std::path::Path::new("/usr/bin/python3").exists(),
+                "/usr/bin/python3 with python3-gi is missing (scripts/install-deps.sh installs it)"
+            );
+            let sb = t.start(SandboxConfig::default());
+            let dir = sb.state_dir().join("busy-app");
+            std::fs::create_dir_all(&dir).expect("app dir");
+            let script = dir.join("busy.py");
+            std::fs::write(&script, BUSY_AFTER_SHOWING).expect("script");
+            let line = format!("cd {} && exec /usr/bin/python3 busy.py", dir.display());
+            let pid = sb.spawn(&argv(&["sh", "-c", &line])).expect("spawn");
+            let window = sb
+                .wait_for_app_window(pid, Duration::from_secs(40))
+                .expect("its window, once the app answers");
+            eprintln!("ready after {:?}", window.waited);
+            assert!(
+                dir.join("settled").exists(),
+                "handed over while the app was still busy in spells (after {:?})",
+                window.waited
+            );
+            sb.apps_answer(&[]).expect("the app answers");
+            sb.stop().expect("stop");
+        },
+    );
+}

@@ -20,6 +20,7 @@ use uidriver_core::{Error, ErrorCode};
 
 use crate::files::FileAccess;
 use crate::result::ToolResult;
+use crate::shown::ViewerId;
 
 /// How often a running call reports: under a second, so jitter never stretches a gap past one.
 pub const PERIOD: Duration = Duration::from_millis(750);
@@ -45,6 +46,9 @@ pub struct CallContext {
     doing: Arc<Mutex<String>>,
     /// Where the files the call names may be (`files.rs`); `None`: the service's default.
     files: Option<FileAccess>,
+    /// Who reads the result (an MCP session), so a second look can be shown as what changed
+    /// (`shown.rs`); `None`: an anonymous caller, always shown the whole outline.
+    viewer: Option<ViewerId>,
 }
 
 impl CallContext {
@@ -66,6 +70,17 @@ impl CallContext {
     pub fn with_files(mut self, access: FileAccess) -> Self {
         self.files = Some(access);
         self
+    }
+
+    /// Names who reads the call's result (`shown.rs`).
+    pub fn with_viewer(mut self, viewer: Option<ViewerId>) -> Self {
+        self.viewer = viewer;
+        self
+    }
+
+    /// Who reads the call's result, when the caller said.
+    pub fn viewer(&self) -> Option<ViewerId> {
+        self.viewer
     }
 
     /// The caller's file roots, when it gave them.
@@ -164,6 +179,11 @@ pub(crate) fn doing(what: impl Into<String>) {
 /// The file roots the running call's caller gave, if any.
 pub(crate) fn file_access() -> Option<FileAccess> {
     CALL.try_with(|c| c.files.clone()).ok().flatten()
+}
+
+/// Who reads the running call's result, when its caller said.
+pub(crate) fn viewer() -> Option<ViewerId> {
+    CALL.try_with(|c| c.viewer).ok().flatten()
 }
 
 /// The running call's cancellation (a token nobody cancels outside a call).

@@ -39,6 +39,7 @@ mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 mod ids_file;
+mod listings;
 mod look;
 mod origin;
 mod pixels;
@@ -49,6 +50,7 @@ mod result;
 mod schema;
 mod secrets;
 mod service;
+mod shown;
 mod tool_names;
 mod tools;
 
@@ -65,6 +67,7 @@ pub use policy::Policy;
 pub use result::{error_text, ImageContent, ToolResult};
 pub use secrets::{redact_secrets, REDACTED};
 pub use service::{Service, ServiceConfig};
+pub use shown::ViewerId;
 pub use tool_names::ToolName;
 pub use tools::{tools_markdown, Hints, ToolDef, TOOLS};
 

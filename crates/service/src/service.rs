@@ -13,7 +13,9 @@ use uidriver_core::{Backend, Error, ErrorCode, InputLock, Lanes, RootRegistry, S
 use crate::files::FileAccess;
 use crate::frames::Frames;
 use crate::ids_file;
+use crate::listings::RecentListings;
 use crate::policy::Policy;
+use crate::shown::Shown;
 
 /// Settings of a service.
 #[derive(Clone, Debug)]
@@ -83,6 +85,10 @@ pub struct Service {
     pub(crate) frames: Mutex<Frames>,
     /// The settings.
     pub(crate) config: ServiceConfig,
+    /// The last state of each root each viewer was shown.
+    pub(crate) shown: Shown,
+    /// The app's roots as the latest successor looks listed them.
+    pub(crate) listings: RecentListings,
 }
 
 impl Service {
@@ -104,6 +110,8 @@ impl Service {
             ids: Mutex::new(ids),
             frames: Mutex::new(Frames::default()),
             config,
+            shown: Shown::default(),
+            listings: RecentListings::default(),
         }
     }
 

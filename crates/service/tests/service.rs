@@ -62,6 +62,56 @@ fn sid(r: &ToolResult) -> String {
 mod tool_loop {
     use super::*;
 
+    /// Input that reached an app which then does not answer the look after the steps (busy
+    /// saving, say): the act keeps its steps' reports and says why it has no successor, rather
+    /// than failing whole; the root is still there, and a later look sees it.
+    #[tokio::test]
+    async fn an_act_whose_app_does_not_answer_the_look_after_keeps_its_steps() {
+        let mem = Arc::new(MemoryBackend::sample());
+        let svc = Service::new(
+            vec![mem.clone() as Arc<dyn Backend>],
+            vec![],
+            ServiceConfig {
+                observe_timeout: Duration::from_millis(200),
+                ..ServiceConfig::default()
+                    .with_files(FileAccess::unrestricted("a test of other rules"))
+            },
+        );
+        let root = root_of(&svc, "Counter").await;
+        let s1 = sid(&observe(&svc, &root).await);
+        let inc = find(&svc, &s1, "increment").await;
+        mem.set_observe_delay(Duration::from_millis(600));
+        let act = call(
+            &svc,
+            "act_ui",
+            json!({ "stateId": s1, "actions": [{ "action": "press", "ref": inc }] }),
+        )
+        .await;
+        mem.set_observe_delay(Duration::ZERO);
+        assert!(!act.is_error, "{}", act.text);
+        assert_eq!(act.structured["outcome"], "worked", "{}", act.text);
+        assert_eq!(act.structured["steps"][0]["outcome"], "worked");
+        assert!(act.structured["stateId"].is_null(), "{}", act.text);
+        assert_eq!(
+            act.structured["successorError"]["code"], "app_unresponsive",
+            "{}",
+            act.text
+        );
+        assert!(act.structured.get("targetClosed").is_none(), "{}", act.text);
+        assert!(
+            act.text.starts_with(
+                "worked · no successor: the app did not answer the look after the steps\n"
+            ),
+            "{}",
+            act.text
+        );
+        assert!(act.text.contains("look after the steps: "), "{}", act.text);
+        assert_eq!(mem.deliveries.lock().unwrap().len(), 1);
+        // The app answers again: a look sees what the press did.
+        let again = observe(&svc, &root).await;
+        assert!(again.text.contains("Count: 1"), "{}", again.text);
+    }
+
     #[tokio::test]
     async fn find_observe_search_inspect_act_and_refs_stay_stable() {
         let mem = Arc::new(MemoryBackend::sample());

@@ -257,6 +257,7 @@ fn run_one(task: &Task, opts: &RunOptions) -> TaskResult {
     r.passed = verdict.is_ok();
     r.reason = verdict.unwrap_or_else(|e| e);
     if !r.passed {
+        append_logs(&agent.log, &logs_of(&prepared.sb));
         r.log = Some(agent.log.clone());
         if let Some(c) = &agent.complaint {
             r.reason = format!(
@@ -463,6 +464,62 @@ fn teardown(p: Prepared, keep: bool, r: &mut TaskResult) {
     stop_daemon(&sb, &uidriver);
     if let Err(e) = sb.stop() {
         tracing::warn!(error = %e, "stopping a task sandbox");
+    }
+}
+
+/// Lines of each app's (and the daemon's) log a failed task's agent log gets.
+const APP_LOG_TAIL: usize = 40;
+
+/// The logs a failed task's agent log quotes, as the sandbox's manifest records them: what each
+/// app the sandbox started wrote, the Wayland compositor's (it names a protocol error it
+/// disconnected an app for), then the log of the daemon the agent's calls went through
+/// (`$XDG_RUNTIME_DIR/uidriver/daemon.log`), each with what it is.
+fn logs_of(sb: &Sandbox) -> Vec<(PathBuf, &'static str)> {
+    use uidriver_sandbox::roles;
+    let records = sb.processes();
+    let of = |role: &'static str, what: &'static str| {
+        records
+            .iter()
+            .filter(move |p| p.role == role)
+            .filter_map(move |p| p.log.clone().map(|log| (log, what)))
+    };
+    let mut logs: Vec<(PathBuf, &str)> = of(roles::APP, "the app's output")
+        .chain(of(roles::COMPOSITOR, "the compositor's log"))
+        .collect();
+    if let Some(runtime) = sb.env_var("XDG_RUNTIME_DIR") {
+        let daemon = Path::new(runtime).join("uidriver").join("daemon.log");
+        if daemon.exists() {
+            logs.push((daemon, "the uidriver daemon's log"));
+        }
+    }
+    logs
+}
+
+/// Appends the last lines of each of `logs` to a failed task's agent log: a crash, a toolkit's
+/// warning or the daemon's account is then beside the calls that met it, after the sandbox and
+/// its directory are gone.
+fn append_logs(agent_log: &Path, logs: &[(PathBuf, &str)]) {
+    use std::io::Write;
+    let Ok(mut out) = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(agent_log)
+    else {
+        return;
+    };
+    for (log, what) in logs {
+        let text = std::fs::read(log).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(APP_LOG_TAIL)..];
+        let name = log.file_name().and_then(|n| n.to_str()).unwrap_or("log");
+        let _ = writeln!(
+            out,
+            "\n--- {name} ({what}, last {} of {} lines)\n{}",
+            tail.len(),
+            lines.len(),
+            tail.join("\n")
+        );
     }
 }
 

@@ -395,6 +395,7 @@ impl DaemonClient {
             files,
             progress: sink.is_some(),
             cancels: None,
+            viewer: ctx.and_then(CallContext::viewer),
         };
         let mut line =
             serde_json::to_vec(&req).map_err(|e| ClientError::Protocol(e.to_string()))?;

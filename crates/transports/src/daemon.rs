@@ -252,7 +252,7 @@ fn in_flight(calls: &InFlight) -> std::sync::MutexGuard<'_, HashMap<u64, CallCon
 /// progress, a sink writing progress lines. A full line queue drops a report rather than wait
 /// (the next one comes within a second).
 fn context_of(req: &Request, tx: &mpsc::Sender<Response>, calls: &InFlight) -> CallContext {
-    let mut ctx = CallContext::default();
+    let mut ctx = CallContext::default().with_viewer(req.viewer);
     if let Some(files) = &req.files {
         ctx = ctx.with_files(files.clone());
     }

@@ -30,7 +30,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use uidriver_service::{CallContext, FileAccess, Progress, ToolResult, TOOLS};
+use uidriver_service::{CallContext, FileAccess, Progress, ToolResult, ViewerId, TOOLS};
 
 use crate::caller::ToolCaller;
 use crate::frame::{self, too_large, Head, Line, LineReader, MAX_REQUEST_BYTES};
@@ -47,6 +47,8 @@ pub(crate) struct Handler {
     trace: Option<Session>,
     /// The roots the files of this session's calls must lie under.
     roots: SessionRoots,
+    /// This session as a reader of results: a second look at a root shows what changed.
+    viewer: ViewerId,
 }
 
 impl Handler {
@@ -68,6 +70,7 @@ impl Handler {
             tools,
             trace,
             roots: SessionRoots::new(files),
+            viewer: ViewerId::new(),
         }
     }
 }
@@ -140,7 +143,9 @@ impl ServerHandler for Handler {
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let files = self.roots.for_call(&context.peer).await;
-        let mut ctx = CallContext::new(context.ct.clone()).with_files(files);
+        let mut ctx = CallContext::new(context.ct.clone())
+            .with_files(files)
+            .with_viewer(Some(self.viewer));
         // Progress is relayed by one task, so notifications keep their order; it ends when the
         // call's context is dropped, and is awaited before the answer goes out.
         let relay = context.meta.get_progress_token().map(|token| {

@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use uidriver_service::{FileAccess, Policy, Progress, ToolResult};
+use uidriver_service::{FileAccess, Policy, Progress, ToolResult, ViewerId};
 
 /// A request line.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -47,6 +47,10 @@ pub struct Request {
     /// For `cancel`: the id of the call (on this connection) to stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancels: Option<u64>,
+    /// For `call`: who reads the result (an MCP session served through this client), so a
+    /// second look at a root can be shown as what changed; absent: always the whole outline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<ViewerId>,
 }
 
 fn default_op() -> String {

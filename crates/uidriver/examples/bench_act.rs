@@ -16,6 +16,8 @@
 //! - a fresh `observe_ui` (semantic) of the same window: the cost of one look, which every
 //!   round trip contains once.
 //!
+//! Every call runs as one MCP session's (one viewer), as an agent's would.
+//!
 //! Prints a table and writes JSON (`--json PATH`, default `target/bench_act.json`).
 //!
 //! ```text
@@ -30,7 +32,7 @@ use serde_json::{json, Value};
 use uidriver_backend_linux::{LinuxBackend, LinuxConfig};
 use uidriver_core::Backend;
 use uidriver_sandbox::{Sandbox, SandboxConfig};
-use uidriver_service::{Service, ServiceConfig};
+use uidriver_service::{CallContext, Service, ServiceConfig, ViewerId};
 
 fn arg(name: &str) -> Option<String> {
     std::env::args().skip_while(|a| a != name).nth(1)
@@ -48,8 +50,12 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
+/// One tool call as one MCP session makes it: every call of the run under the same viewer, so
+/// the service treats the program as a single session (`service/src/shown.rs`).
 async fn call(svc: &Service, tool: &str, args: Value) -> Value {
-    let r = svc.call(tool, args.clone()).await;
+    static SESSION: std::sync::OnceLock<CallContext> = std::sync::OnceLock::new();
+    let ctx = SESSION.get_or_init(|| CallContext::default().with_viewer(Some(ViewerId::new())));
+    let r = svc.call_with(ctx, &[], tool, args.clone()).await;
     assert!(!r.is_error, "{tool} {args}: {}", r.text);
     r.structured
 }
@@ -135,7 +141,8 @@ fn main() {
                 call(
                     svc,
                     "observe_ui",
-                    json!({ "root": root, "mode": "semantic" }),
+                    // The whole outline each time: the reference is a fresh full look.
+                    json!({ "root": root, "mode": "semantic", "full": true }),
                 )
                 .await
             }

@@ -207,28 +207,21 @@ fn rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// The last `n` lines of the app's log(s) in the sandbox's state dir.
+/// The last `n` lines of the log(s) of the app(s) the sandbox started.
 fn log_tail(sb: &Sandbox, n: usize) -> String {
     let mut out = String::new();
-    if let Ok(dir) = std::fs::read_dir(sb.state_dir()) {
-        let mut logs: Vec<PathBuf> = dir
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|f| f.to_str())
-                    .is_some_and(|f| f.starts_with("app-") && f.ends_with(".log"))
-            })
-            .collect();
-        logs.sort();
-        for p in logs {
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            let from = lines.len().saturating_sub(n);
-            out.push_str(&format!("== {}\n", p.display()));
-            out.push_str(&lines[from..].join("\n"));
-            out.push('\n');
-        }
+    let logs = sb
+        .processes()
+        .into_iter()
+        .filter(|p| p.role == uidriver_sandbox::roles::APP)
+        .filter_map(|p| p.log);
+    for p in logs {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let from = lines.len().saturating_sub(n);
+        out.push_str(&format!("== {}\n", p.display()));
+        out.push_str(&lines[from..].join("\n"));
+        out.push('\n');
     }
     out
 }

@@ -202,7 +202,7 @@ fn a_page_dialog_is_a_new_root_answered_with_act_ui() {
             assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
             assert!(!p.is_error, "{}", p.text);
             assert!(
-                p.text.contains("confirm dialog blocks this page"),
+                p.text.contains("answer a confirm dialog to read the page"),
                 "{}",
                 p.text
             );

@@ -75,15 +75,7 @@ fn one_mcp_session_survives_daemons_killed_during_calls_on_a_desktop() {
 #[test]
 #[ignore = "live: runs the Python MCP SDK in a private desktop (Xvfb, AT-SPI) with apps; scripts/test.sh runs it"]
 fn desktop_tool_results_match_their_output_schemas() {
-    let name = format!("mcp-schemas-{}", std::process::id());
-    let exe = env!("CARGO_BIN_EXE_uidriver");
-    // A desktop of its own (Xvfb, D-Bus, AT-SPI, openbox) with mousepad open, torn down after.
-    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    run_script_in(prefix, "desktop_schemas.py", &[], &[]);
-    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+    run_with_mousepad("mcp-schemas", "desktop_schemas.py");
 }
 
 /// Issue 15 item 3: `uidriver mcp --policy FILE` denies a tool (desktop_input) and an app
@@ -113,14 +105,7 @@ fn policy_denials_for_a_tool_and_an_app() {
 #[test]
 #[ignore = "live: runs the Python MCP SDK in a private desktop (Xvfb, AT-SPI) with apps; scripts/test.sh runs it"]
 fn progress_and_cancellation_with_the_python_sdk() {
-    let name = format!("mcp-progress-{}", std::process::id());
-    let exe = env!("CARGO_BIN_EXE_uidriver");
-    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    run_script_in(prefix, "progress.py", &[], &[]);
-    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
+    run_with_mousepad("mcp-progress", "progress.py");
 }
 
 /// Issue 15 item 4: two recorded sessions (one typing into mousepad with screenshots, one
@@ -131,13 +116,29 @@ fn progress_and_cancellation_with_the_python_sdk() {
 #[test]
 #[ignore = "live: runs the Python MCP SDK in a private desktop with apps and Chromium; scripts/test.sh runs it"]
 fn traces_are_listed_viewed_in_chromium_replayed_and_hold_no_secret() {
-    let name = format!("mcp-traces-{}", std::process::id());
+    run_with_mousepad("mcp-traces", "traces.py");
+}
+
+/// Issue 24 item 8: a session's second look at a root is what changed since the state it was
+/// shown (after an act, since the act's successor), `full: true` gives the outline again, and
+/// another session of the same daemon and `uidriver call` get the whole outline
+/// (tests/mcp/second_look.py).
+#[test]
+#[ignore = "live: runs the Python MCP SDK in a private desktop (Xvfb, AT-SPI) with apps; scripts/test.sh runs it"]
+fn a_second_look_shows_what_changed_to_a_session_and_everything_to_others() {
+    run_with_mousepad("mcp-second-look", "second_look.py");
+}
+
+/// Runs one SDK script in a desktop of its own (Xvfb, D-Bus, AT-SPI, openbox) with mousepad
+/// open, `uidriver sandbox` named `prefix`-PID, torn down after.
+fn run_with_mousepad(prefix: &str, script: &str) {
+    let name = format!("{prefix}-{}", std::process::id());
     let exe = env!("CARGO_BIN_EXE_uidriver");
-    let prefix = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
+    let argv = [exe, "sandbox", "--name", &name, "--app", "mousepad", "--"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    run_script_in(prefix, "traces.py", &[], &[]);
+    run_script_in(argv, script, &[], &[]);
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("uidriver-sandbox-{name}")));
 }
 

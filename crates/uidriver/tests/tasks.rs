@@ -70,17 +70,30 @@ fn summary(report: &Value) -> String {
         .into_iter()
         .flatten()
         .map(|t| {
-            format!(
+            let line = format!(
                 "{} {}/{}: {} (log {})",
                 if t["passed"] == true { "PASS" } else { "FAIL" },
                 t["domain"].as_str().unwrap_or(""),
                 t["id"].as_str().unwrap_or(""),
                 t["reason"].as_str().unwrap_or(""),
                 t["log"].as_str().unwrap_or("-")
-            )
+            );
+            match t["log"].as_str().filter(|_| t["passed"] != true) {
+                Some(log) => format!("{line}\n{}", log_tail(log)),
+                None => line,
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The end of a failed task's log (its last calls, then its apps' output): what CI's output
+/// keeps of a failure whose log directory is gone with the machine.
+fn log_tail(path: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(80)..].join("\n    ");
+    format!("  --- the last lines of {path}:\n    {tail}")
 }
 
 #[test]

@@ -198,7 +198,7 @@ fn store(page: &Page, d: &OpenDialog, r: &mut StepReport, text: String) -> Resul
         r,
         VerificationMethod::ReadBack,
         now.as_deref() == Some(text.as_str()),
-        "the field holds exactly the text",
+        "",
         "the field holds other text",
     );
     Ok(())
@@ -231,11 +231,7 @@ async fn answer(
         return Err(e.into());
     }
     r.delivery.delivered = Delivery::Delivered;
-    let (yes, no) = d.kind.buttons();
-    r.delivery.detail = Some(format!(
-        "Page.handleJavaScriptDialog: {}",
-        if accept { yes } else { no.unwrap_or("Cancel") }
-    ));
+    // Which button the answer was is the step's own; the dialog's closing is its evidence.
     let Some(c) = page
         .dialogs()
         .wait_closed(d.seq, deadline.cap(CLOSE_WAIT))

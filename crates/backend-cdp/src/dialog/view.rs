@@ -173,10 +173,7 @@ pub(crate) fn page_snapshot(title: &str, d: &OpenDialog) -> Snapshot {
     Snapshot {
         nodes,
         complete: false,
-        notes: vec![format!(
-            "{} dialog blocks this page: answer it to read the page",
-            d.kind.a()
-        )],
+        notes: vec![format!("answer {} dialog to read the page", d.kind.a())],
         ..Snapshot::default()
     }
 }

@@ -5,7 +5,8 @@
 //! serves `Cache.GetItems`, once some client has registered a listener with the registry.
 //! The reader task does little per event (the sender, the object path, the detail string, and
 //! the time of the app's last change), so a burst (a page load emits thousands) cannot hold up
-//! method replies that share the connection.
+//! method replies that share the connection. It runs before the first registration: an unread
+//! stream that fills makes the connection's reader wait, and every reply behind it with it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,8 @@ const INTERFACES: &[&str] = &[
 ];
 /// Broadcast depth; a lagging receiver only learns "something changed", which is all it needs.
 const DEPTH: usize = 1024;
+/// How long the registry has to answer one `RegisterEvent`.
+const REGISTER_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// One event, reduced to what waiters need.
 #[derive(Clone, Debug)]
@@ -79,7 +82,8 @@ impl Drop for Events {
 }
 
 impl Events {
-    /// Registers listeners with the registry, adds the match rules and starts the reader task.
+    /// Adds the match rules, starts the reader task, then registers listeners with the registry
+    /// (each registration bounded by [`REGISTER_WITHIN`]).
     /// `first` sees every event before it is broadcast (so memos it keeps are current by the
     /// time a waiter wakes).
     pub(crate) async fn start(
@@ -96,20 +100,6 @@ impl Events {
                 .build();
             let s = zbus::MessageStream::for_match_rule(rule, conn, Some(DEPTH)).await?;
             streams.push(s.map(move |m| (class, m)));
-        }
-        for class in CLASSES {
-            // at-spi2-core 2.46: RegisterEvent(s event, as properties, s app_bus_name) on
-            // /org/a11y/atspi/registry; "" registers for every application.
-            let body = (*class, Vec::<String>::new(), "");
-            conn.call_method(
-                Some(REGISTRY),
-                REGISTRY_PATH,
-                Some("org.a11y.atspi.Registry"),
-                "RegisterEvent",
-                &body,
-            )
-            .await
-            .map_err(|e| crate::error::classify(e, || format!("RegisterEvent {class}")))?;
         }
         let (tx, _) = broadcast::channel(DEPTH);
         let sender = tx.clone();
@@ -152,6 +142,14 @@ impl Events {
             }
             debug!("AT-SPI event stream ended");
         });
+        // Only now register: an app starts emitting once a listener is registered (a document
+        // being loaded sends thousands of events at once). Were the streams not read yet, their
+        // buffers would fill, the connection's reader would wait for room, and the registry's
+        // replies queued behind those events would never be read: start would hang for good.
+        if let Err(e) = register(conn).await {
+            reader.abort();
+            return Err(e);
+        }
         Ok(Events {
             tx,
             reader,
@@ -312,6 +310,36 @@ pub(crate) async fn next_from(rx: &mut broadcast::Receiver<Event>, bus_name: &st
             Err(broadcast::error::RecvError::Closed) => return false,
         }
     }
+}
+
+/// Registers uidriver's event classes with the registry, each call bounded by
+/// [`REGISTER_WITHIN`].
+async fn register(conn: &zbus::Connection) -> Result<(), LinuxError> {
+    for class in CLASSES {
+        // at-spi2-core 2.46: RegisterEvent(s event, as properties, s app_bus_name) on
+        // /org/a11y/atspi/registry; "" registers for every application.
+        let body = (*class, Vec::<String>::new(), "");
+        let call = conn.call_method(
+            Some(REGISTRY),
+            REGISTRY_PATH,
+            Some("org.a11y.atspi.Registry"),
+            "RegisterEvent",
+            &body,
+        );
+        match tokio::time::timeout(REGISTER_WITHIN, call).await {
+            Ok(reply) => {
+                reply
+                    .map_err(|e| crate::error::classify(e, || format!("RegisterEvent {class}")))?;
+            }
+            Err(_) => {
+                return Err(LinuxError::Unresponsive {
+                    what: format!("the AT-SPI registry (RegisterEvent {class})"),
+                    timeout: REGISTER_WITHIN,
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

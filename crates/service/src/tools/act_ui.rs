@@ -74,7 +74,8 @@ pub struct Output {
     pub outcome: Outcome,
     /// One report per step run.
     pub steps: Vec<StepReport>,
-    /// The successor state (null when the root closed).
+    /// The successor state (null when the root closed or did not answer the look after the
+    /// steps).
     pub state_id: Option<StateId>,
     /// The state the steps came from.
     pub base_state_id: StateId,
@@ -93,6 +94,10 @@ pub struct Output {
     /// The successor state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub successor: Option<StateOut>,
+    /// Why there is no successor though the root is there: the app did not answer the look
+    /// after the steps (`app_unresponsive`, busy with what the input started); observe again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor_error: Option<Error>,
     /// Changes from the base state to the successor, counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffCounts>,
@@ -159,6 +164,14 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
     let before = call.before(svc).await;
     let sent = call.deliver(svc, &lane).await?;
     let report = call.after(svc, lane, before, sent).await?;
+    if let (Some(viewer), Some(s)) = (crate::call::viewer(), &report.successor) {
+        // The result shows the successor (as changes or in full): a later look continues it.
+        let shown = crate::shown::Seen {
+            state: s.id,
+            max_lines: None,
+        };
+        svc.shown.record(viewer, s.root, shown);
+    }
     Ok(render(svc, &call, &report))
 }
 
@@ -209,6 +222,8 @@ struct Seen {
     verdict: Option<ExpectVerdict>,
     /// The app's roots as the last look listed them.
     roots: Vec<Listed>,
+    /// The look after delivery got no answer from the app (the root did not close).
+    unanswered: Option<Error>,
 }
 
 /// What happened, as [`render`] reads it: the steps' reports, the successor (or that the root
@@ -220,6 +235,9 @@ struct ActReport {
     successor: Option<Arc<State>>,
     /// The acted-on root closed.
     closed: bool,
+    /// The look after delivery got no answer from the app: no successor, the steps' reports
+    /// still stand.
+    unanswered: Option<Error>,
     /// The postcondition's verdict, when it was waited for.
     verdict: Option<ExpectVerdict>,
     /// Roots of the app that opened (none a policy denies).
@@ -266,8 +284,15 @@ impl ActCall {
     /// The app before delivery: its roots, its browser's last download, and whether the
     /// postcondition holds already.
     async fn before(&self, svc: &Service) -> Before {
+        // The listing made beside the base state's look, when this session's last act made it
+        // a moment ago (`listings.rs`); else the app's roots now.
+        let kept = crate::call::viewer().and_then(|v| svc.listings.fresh(self.base.id, v));
+        let roots = match kept {
+            Some(roots) => roots,
+            None => svc.app_roots(&self.info, self.deadline).await,
+        };
         Before {
-            roots: svc.app_roots(&self.info, self.deadline).await,
+            roots,
             last_download: last_download(svc, &self.info, self.deadline).await,
             preexisting: self.expect.as_ref().map(|e| e.holds(&self.base)),
         }
@@ -352,6 +377,7 @@ impl ActReport {
             reports: sent.reports,
             successor: seen.state,
             closed: seen.closed,
+            unanswered: seen.unanswered,
             verdict: seen.verdict,
             opened: opened.into_iter().cloned().collect(),
             gone: gone.into_iter().cloned().collect(),
@@ -520,12 +546,24 @@ async fn successor(
             // app stayed quiet, else it is taken again, now that the app is quiet.
             let (seen, settled) = tokio::join!(w.look(None), settle);
             let seen = match settled {
-                Some(false) => w.look(None).await?,
-                _ => seen?,
+                Some(false) => w.look(None).await,
+                _ => seen,
             };
             match seen {
-                Sighting::Seen(s) => (Some(s), false, None),
-                Sighting::Closed(_) => (None, true, None),
+                Ok(Sighting::Seen(s)) => (Some(s), false, None),
+                Ok(Sighting::Closed(_)) => (None, true, None),
+                // Input reached an app that is now busy (saving, say): the steps' reports are
+                // the act's evidence and stand; the look is what failed, and says why.
+                Err(e) if sent.delivered && e.code == ErrorCode::AppUnresponsive => {
+                    return Ok(Seen {
+                        state: None,
+                        closed: false,
+                        verdict: None,
+                        roots: w.roots,
+                        unanswered: Some(e),
+                    });
+                }
+                Err(e) => return Err(e),
             }
         }
     };
@@ -534,6 +572,7 @@ async fn successor(
         closed,
         verdict,
         roots: w.roots,
+        unanswered: None,
     })
 }
 
@@ -619,6 +658,9 @@ impl Watcher for Successors<'_> {
         };
         let seen = seen.map_err(|e| e.delivered(delivery))?;
         let s = self.svc.store_look(spec(&now), seen);
+        if let Some(viewer) = crate::call::viewer() {
+            self.svc.listings.note(s.id, viewer, &self.roots);
+        }
         self.now = Some(now);
         Ok(Sighting::Seen(s))
     }
@@ -639,10 +681,14 @@ fn render(svc: &Service, call: &ActCall, r: &ActReport) -> ToolResult {
     let expect = call.expect.as_ref();
     let (outcome, error) = batch_outcome(expect, &r.reports, nsteps, r.verdict);
     let stopped_at = r.stopped_at(nsteps);
-    let mut text = format!("act on {} → {}", call.base.id, outcome.as_str());
+    // `worked · successor s12`: the state acted on is the call's own `stateId`.
+    let mut text = outcome.as_str().to_string();
     match (&r.successor, r.closed) {
         (Some(s), _) => text.push_str(&format!(" · successor {}", s.id)),
         (None, true) => text.push_str(" · no successor: the root closed"),
+        (None, false) if r.unanswered.is_some() => {
+            text.push_str(" · no successor: the app did not answer the look after the steps")
+        }
         _ => {}
     }
     text.push('\n');
@@ -661,6 +707,12 @@ fn render(svc: &Service, call: &ActCall, r: &ActReport) -> ToolResult {
         ));
     }
     expect_text(expect, r.verdict, outcome, &mut text);
+    if let Some(e) = &r.unanswered {
+        text.push_str(&format!(
+            "look after the steps: {}\nhint: {}\n",
+            e.message, e.hint
+        ));
+    }
     roots_text(call.base.root, r, &mut text);
     let (diff, images) = match &r.successor {
         Some(s) => {
@@ -693,6 +745,7 @@ fn render(svc: &Service, call: &ActCall, r: &ActReport) -> ToolResult {
             successors: r.successors.clone(),
         }),
         successor: r.successor.as_deref().map(state_out),
+        successor_error: r.unanswered.clone(),
         diff,
         downloads: r.downloads.clone(),
         error,
@@ -797,14 +850,17 @@ fn changes_text(
             text.push_str(&render_diff(base, s, &d));
         }
         Some(reason) => {
+            // A new root element (another page, a window's new content) needs no reason.
             let why = match reason {
-                uidriver_core::diff::FullViewReason::RootChanged => "the root changed",
+                uidriver_core::diff::FullViewReason::RootChanged => None,
                 uidriver_core::diff::FullViewReason::LowMatch => {
-                    "too few elements kept their identity"
+                    Some("too few elements kept their identity")
                 }
-                uidriver_core::diff::FullViewReason::TooLarge => "the change is large",
+                uidriver_core::diff::FullViewReason::TooLarge => Some("the change is large"),
             };
-            let full = successor_view(s, svc.config.outline_lines.min(ACT_VIEW_LINES), why);
+            let note = svc.data_note_due();
+            let lines = svc.config.outline_lines.min(ACT_VIEW_LINES);
+            let full = successor_view(s, lines, why, note);
             text.push_str(&full.text);
             images = full.images;
         }
@@ -823,10 +879,11 @@ fn changes_text(
 /// step report.
 const STEP_DETAIL_CHARS: usize = 80;
 
-/// `1. press @e12 → worked via semantic-action ("click"); state: "…"` for a step
-/// that plainly worked (sent and read back; where a click landed is in the structured step
-/// report); otherwise every part: `2. click @e3 at (40,12) → unknown · via xtest (left click) ·
-/// unverified (event) — "…"`.
+/// `1. press @e12 → worked (after opening its menus); state: "…"` for a step that plainly
+/// worked (sent and read back; the delivery's method named only when it was the desktop's
+/// pointer or keyboard, `→ worked via xtest (1 key chord)`, its note always; where a click
+/// landed is in the structured step report); otherwise every part:
+/// `2. click @e3 at (40,12) → unknown · via xtest (left click) · unverified (event) — "…"`.
 fn step_line(r: &StepReport) -> String {
     let mut s = format!("{}. {}", r.index + 1, r.action);
     if let Some(x) = r.grounding.r#ref {
@@ -838,11 +895,15 @@ fn step_line(r: &StepReport) -> String {
         && r.error.is_none();
     if plain {
         s.push_str(" → worked");
-        if r.delivery.method != uidriver_core::DeliveryMethod::None {
+        // The way it was sent is named only when it went through the machine's pointer or
+        // keyboard (the element's or the page's own way is in the structured step report);
+        // what the delivery noted is said either way ("after opening its menus", "the
+        // selection", a fallback).
+        if r.delivery.method.is_desktop_input() {
             s.push_str(&format!(" via {}", r.delivery.method));
-            if let Some(d) = &r.delivery.detail {
-                s.push_str(&format!(" ({d})"));
-            }
+        }
+        if let Some(d) = &r.delivery.detail {
+            s.push_str(&format!(" ({d})"));
         }
         s.push_str(&format!("; {}", r.verification.method));
         if let Some(d) = &r.verification.detail {

@@ -332,7 +332,8 @@ pub(crate) async fn navigate(svc: &Service, a: NavigateArgs) -> Result<ToolResul
         )
         .await?;
     drop(guard);
-    let mut view = full_view(&state, svc.config.outline_lines);
+    let note = svc.data_note_due();
+    let mut view = full_view(&state, svc.config.outline_lines, note);
     view.text = format!(
         "navigated {r} to {}\n{}",
         info.url.clone().unwrap_or_default(),
@@ -380,7 +381,8 @@ async fn new_tab(svc: &Service, a: NavigateArgs) -> Result<ToolResult, Error> {
         )
         .await?;
     drop(guard);
-    let mut view = full_view(&state, svc.config.outline_lines);
+    let note = svc.data_note_due();
+    let mut view = full_view(&state, svc.config.outline_lines, note);
     view.text = format!("+ root {}\n{}", root_line(r, &info), view.text);
     Ok(view)
 }

@@ -72,8 +72,9 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
             state.id, a.state_id
         ));
     }
+    let note = if svc.data_note_due() { DATA_NOTE } else { "" };
     text.push_str(&format!(
-        "{} in {}\n{DATA_NOTE}\n{}",
+        "{} in {}\n{note}{}",
         a.target, state.id, outline.text
     ));
     Ok(ToolResult::ok(

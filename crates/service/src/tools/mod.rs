@@ -130,7 +130,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: ToolName::ObserveUi,
         title: "Observe a window or page",
-        description: "A new state (sN) of a root: a folded outline with refs (@eN); search/expand/inspect it rather than re-observe.",
+        description: "A new state (sN) of a root: folded outline with refs (@eN), or changes since this session saw it; search/expand/inspect rather than re-observe.",
         hints: READ,
         schema: input::<observe_ui::Args>,
         output_schema: output::<observe_ui::Output>,
@@ -154,7 +154,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: ToolName::InspectUi,
         title: "Inspect an element",
-        description: "All fields of one element in a stored state: role, name, value, states, actions, bounds, ids, unread text.",
+        description: "All fields of one element in a stored state (states, actions, bounds, ids, unread text).",
         hints: READ,
         schema: input::<inspect_ui::Args>,
         output_schema: output::<inspect_ui::Output>,
@@ -162,7 +162,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: ToolName::ActUi,
         title: "Act on elements",
-        description: "Run 1-20 steps on a state, stopping at the first failure. Reports each step's outcome and evidence, the successor (diff), expect verdict, root changes.",
+        description: "Run 1-20 steps on a state, stopping at the first failure. Reports each step's outcome and evidence, the successor (diff), root changes.",
         hints: WRITE,
         schema: input::<act_ui::Args>,
         output_schema: output::<act_ui::Output>,

@@ -1,4 +1,5 @@
-//! `observe_ui`: a new state of one root and its folded outline.
+//! `observe_ui`: a new state of one root and its folded outline, or, when this session was shown
+//! the root before and little changed, what changed since (`shown.rs`, `render::changes_view`).
 
 use std::time::Duration;
 
@@ -7,7 +8,8 @@ use serde::Deserialize;
 use uidriver_core::{Deadline, Error, RootRef};
 
 use crate::look::{LookSpec, Mode};
-use crate::render::full_view;
+use crate::render::{changes_view, full_view};
+use crate::shown::Seen;
 use crate::{Service, ToolResult};
 
 /// Arguments of `observe_ui`.
@@ -32,6 +34,9 @@ pub struct Args {
     /// ms (default 8000, max 60000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Outline even when seen.
+    #[serde(default)]
+    pub full: bool,
 }
 
 /// The structured result of `observe_ui` (and `navigate_browser`): the new state in full view
@@ -65,8 +70,27 @@ pub(crate) async fn run(svc: &Service, a: Args) -> Result<ToolResult, Error> {
         )
         .await?;
     drop(guard);
-    Ok(full_view(
-        &state,
-        a.max_lines.unwrap_or(svc.config.outline_lines),
-    ))
+    let max_lines = a.max_lines.unwrap_or(svc.config.outline_lines);
+    let full = full_view(&state, max_lines, svc.data_note_due());
+    let Some(viewer) = crate::call::viewer() else {
+        return Ok(full);
+    };
+    // What this session was last shown of the root, when it was shown with this line budget
+    // (or as an act's changes) and is still stored.
+    let seen = svc
+        .shown
+        .last(viewer, root)
+        .filter(|s| !a.full && s.max_lines.is_none_or(|m| m == max_lines))
+        .and_then(|s| svc.store.get(s.state).ok());
+    svc.shown.record(
+        viewer,
+        root,
+        Seen {
+            state: state.id,
+            max_lines: Some(max_lines),
+        },
+    );
+    Ok(seen
+        .and_then(|seen| changes_view(&seen, &state, &full))
+        .unwrap_or(full))
 }

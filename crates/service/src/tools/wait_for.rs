@@ -42,7 +42,7 @@ pub struct Args {
     /// Text to appear (case-insensitive).
     #[serde(default)]
     pub text: Option<String>,
-    /// Role to appear (see search_ui).
+    /// Role to appear.
     #[serde(default)]
     pub role: Option<String>,
     /// Value to have.
