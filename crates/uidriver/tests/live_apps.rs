@@ -28,6 +28,25 @@ fn assert_running(pid: u32, after: &str) {
     assert!(running(pid), "the app (pid {pid}) died after {after}");
 }
 
+/// Stop 39's CI: two tests running side by side got the same `tempdir()` (its name was a
+/// nanosecond count that is nearly always the same), and one test's cleanup removed the
+/// directory GNOME Text Editor was saving into ("Failed to save document"). Tests made on
+/// eight threads at once each get a directory of their own.
+#[test]
+fn tempdirs_made_side_by_side_are_distinct() {
+    let threads: Vec<_> = (0..8).map(|_| std::thread::spawn(tempdir)).collect();
+    let dirs: Vec<_> = threads
+        .into_iter()
+        .map(|t| t.join().expect("tempdir"))
+        .collect();
+    let distinct: std::collections::BTreeSet<_> = dirs.iter().collect();
+    assert_eq!(distinct.len(), dirs.len(), "{dirs:?}");
+    for d in &dirs {
+        assert!(d.is_dir(), "{}", d.display());
+        std::fs::remove_dir(d).expect("an empty dir of the test's own");
+    }
+}
+
 /// Qt 5's AT-SPI bridge dies (SIGSEGV) on `Properties.GetAll`: FeatherPad observed, searched,
 /// typed into and saved, and still running after each call.
 #[test]

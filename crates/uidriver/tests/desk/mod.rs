@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -254,14 +255,21 @@ pub fn opened(res: &ToolResult) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// A fresh directory of the calling test's own. Tests run side by side in one process and
+/// each removes its directory when done, so two must never share one: the name carries a
+/// counter of this process, and `create_dir` (not `create_dir_all`) refuses a name already
+/// taken (a leftover of an earlier process with the same pid), which is then passed over.
 pub fn tempdir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "uidriver-live-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("uidriver-live-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&d) {
+            Ok(()) => return d,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => panic!("temp dir {}: {e}", d.display()),
+        }
+    }
 }
 
 /// The successor state an `act_ui` answer names.
