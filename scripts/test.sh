@@ -23,10 +23,12 @@ cargo test --workspace --locked -- --include-ignored
 # The Kubernetes manifests against the API schemas (offline).
 ./scripts/check-manifests.sh
 # The OCI image (docs/DEPLOY.md): built, the quick suite in a container, MCP over HTTP from the
-# host, the Deployment under `podman kube play`. Only where podman and mmdebstrap are installed
-# (they are not part of install-deps.sh: the image is a deployment tool); said when skipped.
-if command -v podman >/dev/null && command -v mmdebstrap >/dev/null; then
+# host, the Deployment under `podman kube play`. Only where podman, mmdebstrap and catatonit
+# (the pause container's init) are installed (they are not part of install-deps.sh: the image is
+# a deployment tool); said when skipped.
+if command -v podman >/dev/null && command -v mmdebstrap >/dev/null &&
+  { command -v catatonit >/dev/null || [ -x /usr/libexec/podman/catatonit ]; }; then
   ./scripts/image.sh test
 else
-  echo "test.sh: image tests skipped: podman or mmdebstrap is not installed (apt-get install podman runc mmdebstrap uidmap; then scripts/image.sh test)"
+  echo "test.sh: image tests skipped: podman, mmdebstrap or catatonit is not installed (apt-get install podman runc mmdebstrap uidmap catatonit; then scripts/image.sh test)"
 fi
